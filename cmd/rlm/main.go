@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlm-sandbox/rlm/fault"
+)
+
+// Exit codes, from DESIGN.md's CLI contract.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // findings, limits, rejected code, crashes, model errors
+	exitUsage   = 2 // bad flags or arguments, unreadable files
+	exitTimeout = 3
+)
+
+// usageError marks errors in how rlm was invoked, including files it cannot read.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode maps an error to the process exit code. It is the only place that does.
+func exitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, fault.Timeout):
+		return exitTimeout
+	}
+	return exitFailed
+}
+
+// silent is returned when the command has already printed everything the user needs; only its
+// exit code remains.
+type silent struct{ code int }
+
+func (s silent) Error() string { return fmt.Sprintf("exit %d", s.code) }
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rlm",
+		Short:         "Sandboxed REPL engine for LLM-written Go and JavaScript",
+		Long:          "rlm runs model-written Go (yaegi) and JavaScript (goja) through a validator and a confined\nworker, and drives Recursive Language Model runs over inputs of any size.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newValidateCmd())
+	return root
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	var s silent
+	if errors.As(err, &s) {
+		return s.code
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rlm: %v\n", err)
+		if isArgsError(err) {
+			return exitUsage
+		}
+	}
+	return exitCode(err)
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,3 @@
+// ctx: sample want: errors: 9
+const errors = count(context, "ERROR");
+print("errors:", errors);

@@ -1,0 +1,2 @@
+// ctx: sample final: 9
+FINAL(count(context, "ERROR"));

@@ -1,0 +1,3 @@
+// ctx: sample want: 7362
+const n = length(context);
+print(n);

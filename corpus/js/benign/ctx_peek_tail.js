@@ -1,0 +1,3 @@
+// ctx: sample want: 272 ms
+const n = length(context);
+print(peek(context, n - 7, 6));

@@ -1,0 +1,2 @@
+// ctx: sample want: 21
+print(search(context, "WARN").length);

@@ -1,0 +1,3 @@
+// class: J4 expect: reject effect: read rule: host-access
+const fs = module.require("fs");
+print(fs.readFileSync("@@CANARY@@", "utf8"));

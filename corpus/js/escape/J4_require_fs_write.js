@@ -1,0 +1,3 @@
+// class: J4 expect: reject effect: write rule: host-access
+const { writeFileSync } = require("fs");
+writeFileSync("@@OUTSIDE@@", "pwned via require");

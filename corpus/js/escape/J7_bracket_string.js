@@ -1,0 +1,2 @@
+// class: J7 expect: reject effect: read rule: computed-member
+print((() => 0)["constructor"]("return _read_file('@@CANARY@@')")());

@@ -1,0 +1,3 @@
+// class: J9 expect: reject effect: read rule: pattern-denied
+const { constructor: F } = () => 0;
+print(F("return _read_file('@@CANARY@@')")());

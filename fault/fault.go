@@ -1,0 +1,75 @@
+package fault
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies a failure. The set is closed: use only the constants below.
+type Kind string
+
+// The kinds, in the order DESIGN.md lists them.
+const (
+	Code       Kind = "code"        // the code raised an error (panic, exception, compile error)
+	Logic      Kind = "logic"       // the code ran but its answer is wrong or missing
+	Format     Kind = "format"      // a model's output was not in the required shape
+	Schema     Kind = "schema"      // a value did not match its schema
+	Timeout    Kind = "timeout"     // a deadline passed
+	EarlyAbort Kind = "early_abort" // the generation monitor stopped a degenerate generation
+	Rejected   Kind = "rejected"    // the validator refused the code
+	Denied     Kind = "denied"      // the sandbox or the OS refused an operation
+	Crashed    Kind = "crashed"     // the worker died (out of memory, stack overflow, fatal error)
+	Limit      Kind = "limit"       // a cap or budget was hit
+)
+
+// Kinds lists every kind.
+var Kinds = []Kind{Code, Logic, Format, Schema, Timeout, EarlyAbort, Rejected, Denied, Crashed, Limit}
+
+// Error makes a Kind usable as an error and as an errors.Is target.
+func (k Kind) Error() string { return string(k) }
+
+// Error is an error of a known kind. Msg says what happened and what to do instead.
+type Error struct {
+	Kind Kind
+	Msg  string
+	Err  error // the underlying cause, if any
+}
+
+// New returns an *Error of kind k with a formatted message.
+func New(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an *Error of kind k whose message is msg and whose cause is err.
+func Wrap(k Kind, err error, msg string) *Error {
+	return &Error{Kind: k, Msg: msg, Err: err}
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Msg == "" && e.Err != nil:
+		return e.Err.Error()
+	case e.Err != nil:
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is e's kind.
+func (e *Error) Is(target error) bool {
+	k, ok := target.(Kind)
+	return ok && k == e.Kind
+}
+
+// KindOf returns the kind of err, or "" if err carries none.
+func KindOf(err error) Kind {
+	for _, k := range Kinds {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return ""
+}

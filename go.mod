@@ -1,0 +1,15 @@
+module github.com/rlm-sandbox/rlm
+
+go 1.26.0
+
+require (
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/text v0.3.8 // indirect
+)

@@ -1,0 +1,183 @@
+package validator
+
+import (
+	"go/ast"
+	"go/token"
+)
+
+// inPlace are package functions that modify their first argument.
+var inPlace = map[string]bool{"sort": true, "slices": true, "maps": true, "heap": true}
+
+// packageVarName returns "path.Name" when n names an exported variable of an allowed package.
+func (g *goChecker) packageVarName(n *ast.SelectorExpr) string {
+	x, ok := n.X.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	if v := g.paths[x.Name] + "." + n.Sel.Name; packageVars[v] {
+		return v
+	}
+	return ""
+}
+
+// markRead records that e, if it is a package variable, is only read where it stands.
+func (g *goChecker) markRead(e ast.Expr) {
+	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && g.packageVarName(sel) != "" {
+		g.readOK[sel] = true
+	}
+}
+
+// readOnlyArgs marks the read-only uses of package variables in a call: the receiver of a method
+// call (base64.StdEncoding.EncodeToString(b)) and the arguments of a package function that does
+// not modify them (unicode.Is(unicode.Han, r), errors.Is(err, io.EOF)).
+func (g *goChecker) readOnlyArgs(call *ast.CallExpr) {
+	fun, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	g.markRead(fun.X)
+	x, ok := fun.X.(*ast.Ident)
+	if !ok || !g.pkgNames[x.Name] || inPlace[x.Name] {
+		return
+	}
+	for _, a := range call.Args {
+		g.markRead(a)
+	}
+}
+
+// isTrue reports whether a loop condition is absent or a constant true: true, a constant declared
+// as true, or a comparison of constants that holds.
+func (g *goChecker) isTrue(cond ast.Expr) bool {
+	switch e := ast.Unparen(cond).(type) {
+	case nil:
+		return true
+	case *ast.Ident:
+		if e.Name == "true" {
+			return true
+		}
+		for _, v := range g.consts[e.Name] {
+			if id, ok := ast.Unparen(v).(*ast.Ident); ok && id.Name == "true" {
+				return true
+			}
+		}
+	case *ast.BinaryExpr:
+		x, ok1 := g.constValue(e.X, 0)
+		y, ok2 := g.constValue(e.Y, 0)
+		if ok1 && ok2 {
+			return compareHolds(e.Op, x, y)
+		}
+	}
+	return false
+}
+
+func compareHolds(op token.Token, x, y float64) bool {
+	switch op {
+	case token.EQL:
+		return x == y
+	case token.NEQ:
+		return x != y
+	case token.LSS:
+		return x < y
+	case token.LEQ:
+		return x <= y
+	case token.GTR:
+		return x > y
+	case token.GEQ:
+		return x >= y
+	}
+	return false
+}
+
+// hasGoExit reports whether a loop body contains a way out of the loop: a return, a panic, a
+// break that targets this loop (unlabeled and not inside an inner loop, switch or select, or
+// labeled with a label outside the body), or a goto or labeled continue to a label outside it.
+func hasGoExit(body *ast.BlockStmt, own string) bool {
+	inner := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			inner[l.Label.Name] = true
+		}
+		return true
+	})
+	return goExit(body, 0, own, inner)
+}
+
+func goExit(n ast.Node, depth int, own string, inner map[string]bool) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if found || m == nil {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		case *ast.CallExpr:
+			id, ok := ast.Unparen(m.Fun).(*ast.Ident)
+			found = ok && id.Name == "panic"
+		case *ast.BranchStmt:
+			found = branchLeaves(m, depth, own, inner)
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			if m != n {
+				found = goExit(m, depth+1, own, inner)
+				return false
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func branchLeaves(b *ast.BranchStmt, depth int, own string, inner map[string]bool) bool {
+	switch {
+	case b.Label == nil:
+		return b.Tok == token.BREAK && depth == 0
+	case b.Tok == token.BREAK:
+		return b.Label.Name == own || !inner[b.Label.Name]
+	case b.Tok == token.GOTO:
+		return !inner[b.Label.Name]
+	case b.Tok == token.CONTINUE:
+		return b.Label.Name != own && !inner[b.Label.Name]
+	}
+	return false
+}
+
+// gotoLoops reports "L: ...; goto L" in one statement list when everything from the label to the
+// goto is straight-line code, so the goto always runs again.
+func (g *goChecker) gotoLoops(list []ast.Stmt) {
+	for i, s := range list {
+		l, ok := s.(*ast.LabeledStmt)
+		if !ok {
+			continue
+		}
+		for j := i; j < len(list); j++ {
+			st := list[j]
+			if j == i {
+				st = l.Stmt
+			}
+			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.GOTO && b.Label.Name == l.Label.Name {
+				g.c.report(g.off(b.Pos()), Hang, "goto "+b.Label.Name+" jumps back over straight-line code and loops forever")
+				break
+			}
+			if !straightLine(st) {
+				break
+			}
+		}
+	}
+}
+
+func straightLine(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.AssignStmt, *ast.IncDecStmt, *ast.DeclStmt, *ast.EmptyStmt:
+		return true
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		return !ok || id.Name != "panic"
+	}
+	return false
+}

@@ -1,0 +1,392 @@
+package validator
+
+import (
+	"fmt"
+	"regexp"
+
+	jsast "github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+)
+
+// sourceMapComment matches the comments that make goja's parser read a file at parse time.
+var sourceMapComment = regexp.MustCompile(`[/][/*]\s*[#@]\s*source(Mapping)?URL`)
+
+// jsSource runs the JS pipeline: size, source-map comments, depth, parse, check.
+func (c *checker) jsSource() *JSUnit {
+	if !c.checkSize() {
+		return nil
+	}
+	if loc := sourceMapComment.FindIndex(c.src); loc != nil {
+		c.report(loc[0], SourceMap, "sourceMappingURL/sourceURL comment (the parser would load the file it names)")
+		return nil
+	}
+	n, arrows := jsScan(c.src)
+	if !c.checkDepth(&n) {
+		return nil
+	}
+	if limit := 4 * c.pol.MaxDepth; arrows > limit {
+		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", arrows, limit))
+		return nil
+	}
+	prg, err := parser.ParseFile(nil, c.pos.name, string(c.src), 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		c.jsSyntax(err)
+		c.jsImports()
+		return nil
+	}
+	u := &JSUnit{Program: prg, pos: c.pos}
+	j := &jsChecker{c: c, u: u}
+	for _, s := range prg.Body {
+		j.stmt(s)
+	}
+	return u
+}
+
+// importForm matches import( and import. where import is a whole word, not a property name.
+var importForm = regexp.MustCompile(`(^|[^.\w$])import\s*[(.]`)
+
+// jsImports names the reason for a syntax error that goja gives dynamic import() and import.meta,
+// which it does not support, so that the finding says what the code was trying to do.
+func (c *checker) jsImports() {
+	if loc := importForm.FindIndex(c.src); loc != nil {
+		at := loc[0]
+		if c.src[at] != 'i' {
+			at++
+		}
+		c.report(at, HostAccess, "import() and import.meta load modules from the host")
+	}
+}
+
+func (c *checker) jsSyntax(err error) {
+	list, ok := err.(parser.ErrorList)
+	if !ok || len(list) == 0 {
+		c.report(0, Syntax, err.Error())
+		return
+	}
+	for i, e := range list {
+		if i == 10 {
+			break
+		}
+		c.report(c.pos.offsetOf(e.Position.Line, e.Position.Column), Syntax, e.Message)
+	}
+}
+
+// jsChecker walks a goja AST. fn counts enclosing non-arrow functions and class bodies, where
+// `this` is not the global object.
+type jsChecker struct {
+	c  *checker
+	u  *JSUnit
+	fn int
+}
+
+func (j *jsChecker) stmt(s jsast.Statement) {
+	switch s := s.(type) {
+	case nil:
+	case *jsast.BlockStatement:
+		j.stmts(s.List)
+	case *jsast.ExpressionStatement:
+		j.expr(s.Expression)
+	case *jsast.VariableStatement:
+		j.bindings(s.List)
+	case *jsast.LexicalDeclaration:
+		j.bindings(s.List)
+	case *jsast.FunctionDeclaration:
+		j.expr(s.Function)
+	case *jsast.ClassDeclaration:
+		j.expr(s.Class)
+	case *jsast.IfStatement:
+		j.expr(s.Test)
+		j.stmt(s.Consequent)
+		j.stmt(s.Alternate)
+	case *jsast.ForStatement:
+		j.forInit(s.Initializer)
+		j.loop(s.For, s.Test, s.Body)
+		j.expr(s.Update)
+	case *jsast.ForInStatement:
+		j.forInto(s.Into)
+		j.expr(s.Source)
+		j.stmt(s.Body)
+	case *jsast.ForOfStatement:
+		j.forInto(s.Into)
+		j.expr(s.Source)
+		j.stmt(s.Body)
+	case *jsast.WhileStatement:
+		j.loop(s.While, s.Test, s.Body)
+	case *jsast.DoWhileStatement:
+		j.loop(s.Do, s.Test, s.Body)
+	case *jsast.WithStatement:
+		j.report(s.With, With, "with statement")
+		j.expr(s.Object)
+		j.stmt(s.Body)
+	case *jsast.ReturnStatement:
+		j.expr(s.Argument)
+	case *jsast.ThrowStatement:
+		j.expr(s.Argument)
+	case *jsast.TryStatement:
+		j.stmt(s.Body)
+		if s.Catch != nil {
+			j.target(s.Catch.Parameter)
+			j.stmt(s.Catch.Body)
+		}
+		if s.Finally != nil {
+			j.stmt(s.Finally)
+		}
+	case *jsast.SwitchStatement:
+		j.expr(s.Discriminant)
+		for _, cs := range s.Body {
+			j.expr(cs.Test)
+			j.stmts(cs.Consequent)
+		}
+	case *jsast.LabelledStatement:
+		j.label(s.Label)
+		j.stmt(s.Statement)
+	case *jsast.BranchStatement:
+		j.label(s.Label)
+	}
+}
+
+func (j *jsChecker) stmts(list []jsast.Statement) {
+	for _, s := range list {
+		j.stmt(s)
+	}
+}
+
+func (j *jsChecker) expr(e jsast.Expression) {
+	switch e := e.(type) {
+	case nil:
+	case *jsast.Identifier:
+		j.ident(e)
+	case *jsast.ThisExpression:
+		if j.fn == 0 {
+			j.report(e.Idx, GlobalObject, "this outside a function is the global object")
+		}
+	case *jsast.DotExpression:
+		j.expr(e.Left)
+		j.member(&e.Identifier)
+	case *jsast.PrivateDotExpression:
+		j.expr(e.Left)
+		j.underscore(&e.Identifier.Identifier, "private member #")
+	case *jsast.BracketExpression:
+		j.expr(e.Left)
+		j.expr(e.Member)
+		j.computed(e.Member, ComputedMember, "computed member")
+	case *jsast.CallExpression:
+		j.expr(e.Callee)
+		j.exprs(e.ArgumentList)
+		j.callChecks(e.Callee, e.ArgumentList)
+	case *jsast.NewExpression:
+		j.expr(e.Callee)
+		j.exprs(e.ArgumentList)
+		j.callChecks(e.Callee, e.ArgumentList)
+	case *jsast.AssignExpression:
+		j.target(e.Left)
+		j.expr(e.Right)
+		j.lengthAssign(e)
+	case *jsast.BinaryExpression:
+		j.expr(e.Left)
+		j.expr(e.Right)
+	case *jsast.ConditionalExpression:
+		j.expr(e.Test)
+		j.expr(e.Consequent)
+		j.expr(e.Alternate)
+	case *jsast.SequenceExpression:
+		j.exprs(e.Sequence)
+	case *jsast.UnaryExpression:
+		j.expr(e.Operand)
+	case *jsast.AwaitExpression:
+		j.expr(e.Argument)
+	case *jsast.YieldExpression:
+		j.expr(e.Argument)
+	case *jsast.SpreadElement:
+		j.expr(e.Expression)
+	case *jsast.OptionalChain:
+		j.expr(e.Expression)
+	case *jsast.Optional:
+		j.expr(e.Expression)
+	case *jsast.ArrayLiteral:
+		j.exprs(e.Value)
+	case *jsast.ObjectLiteral:
+		j.object(e)
+	case *jsast.TemplateLiteral:
+		j.expr(e.Tag)
+		j.exprs(e.Expressions)
+	case *jsast.RegExpLiteral:
+		j.regex(e.Idx, e.Pattern)
+	case *jsast.FunctionLiteral:
+		j.function(e)
+	case *jsast.ArrowFunctionLiteral:
+		j.arrow(e)
+	case *jsast.ClassLiteral:
+		j.class(e)
+	case *jsast.ObjectPattern, *jsast.ArrayPattern, *jsast.Binding:
+		j.target(e)
+	}
+}
+
+func (j *jsChecker) exprs(list []jsast.Expression) {
+	for _, e := range list {
+		j.expr(e)
+	}
+}
+
+func (j *jsChecker) object(o *jsast.ObjectLiteral) {
+	for _, p := range o.Value {
+		switch p := p.(type) {
+		case *jsast.PropertyShort: // {x} reads the variable x
+			j.ident(&p.Name)
+			j.expr(p.Initializer)
+		case *jsast.PropertyKeyed:
+			if p.Computed {
+				j.expr(p.Key) // a computed key defines data; only its expression is checked
+			} else if name, ok := keyName(p.Key); ok && name == "__proto__" && p.Kind == jsast.PropertyKindValue {
+				j.report(p.Key.Idx0(), Prototype, "__proto__ key in an object literal sets the prototype")
+			}
+			j.expr(p.Value)
+		case *jsast.SpreadElement:
+			j.expr(p.Expression)
+		}
+	}
+}
+
+func (j *jsChecker) function(f *jsast.FunctionLiteral) {
+	if f.Name != nil {
+		j.ident(f.Name)
+	}
+	j.fn++
+	j.params(f.ParameterList)
+	j.stmt(f.Body)
+	j.fn--
+}
+
+func (j *jsChecker) arrow(f *jsast.ArrowFunctionLiteral) {
+	j.params(f.ParameterList)
+	switch b := f.Body.(type) {
+	case *jsast.BlockStatement:
+		j.stmt(b)
+	case *jsast.ExpressionBody:
+		j.expr(b.Expression)
+	}
+}
+
+func (j *jsChecker) params(p *jsast.ParameterList) {
+	if p == nil {
+		return
+	}
+	j.bindings(p.List)
+	j.target(p.Rest)
+}
+
+func (j *jsChecker) class(c *jsast.ClassLiteral) {
+	if c.Name != nil {
+		j.ident(c.Name)
+	}
+	j.expr(c.SuperClass)
+	// Computed keys and the superclass run in the enclosing scope (where this may be the global
+	// object); initializers, methods and static blocks run with this bound to the class or instance.
+	for _, el := range c.Body {
+		switch el := el.(type) {
+		case *jsast.FieldDefinition:
+			j.classKey(el.Key, el.Computed)
+			j.inFunction(func() { j.expr(el.Initializer) })
+		case *jsast.MethodDefinition:
+			j.classKey(el.Key, el.Computed)
+			j.inFunction(func() { j.expr(el.Body) })
+		case *jsast.ClassStaticBlock:
+			j.inFunction(func() { j.stmt(el.Block) })
+		}
+	}
+}
+
+func (j *jsChecker) inFunction(f func()) {
+	j.fn++
+	f()
+	j.fn--
+}
+
+// classKey checks a class member's name: `_`-prefixed members are rejected; a method named
+// constructor is the class constructor and is fine.
+func (j *jsChecker) classKey(key jsast.Expression, computed bool) {
+	if computed {
+		j.expr(key)
+		j.computed(key, ComputedMember, "computed class member")
+		return
+	}
+	if id, ok := key.(*jsast.PrivateIdentifier); ok {
+		j.underscore(&id.Identifier, "private member #")
+		return
+	}
+	if name, ok := keyName(key); ok && isUnderscored(name) {
+		j.report(key.Idx0(), Underscore, fmt.Sprintf("class member %s", name))
+	}
+}
+
+func (j *jsChecker) bindings(list []*jsast.Binding) {
+	for _, b := range list {
+		j.target(b)
+	}
+}
+
+func (j *jsChecker) forInit(init jsast.ForLoopInitializer) {
+	switch i := init.(type) {
+	case *jsast.ForLoopInitializerExpression:
+		j.expr(i.Expression)
+	case *jsast.ForLoopInitializerVarDeclList:
+		j.bindings(i.List)
+	case *jsast.ForLoopInitializerLexicalDecl:
+		j.bindings(i.LexicalDeclaration.List)
+	}
+}
+
+func (j *jsChecker) forInto(into jsast.ForInto) {
+	switch i := into.(type) {
+	case *jsast.ForIntoVar:
+		j.target(i.Binding)
+	case *jsast.ForDeclaration:
+		j.target(i.Target)
+	case *jsast.ForIntoExpression:
+		j.target(i.Expression)
+	}
+}
+
+// target checks the left side of a binding or assignment, including destructuring patterns.
+func (j *jsChecker) target(e jsast.Expression) {
+	switch e := e.(type) {
+	case *jsast.Binding:
+		j.target(e.Target)
+		j.expr(e.Initializer)
+	case *jsast.ObjectPattern:
+		for _, p := range e.Properties {
+			j.patternProperty(p)
+		}
+		j.target(e.Rest)
+	case *jsast.ArrayPattern:
+		for _, el := range e.Elements {
+			j.target(el)
+		}
+		j.target(e.Rest)
+	case *jsast.AssignExpression: // a default value: {a = 1} or [a = 1]
+		j.target(e.Left)
+		j.expr(e.Right)
+	default:
+		j.expr(e)
+	}
+}
+
+func (j *jsChecker) patternProperty(p jsast.Property) {
+	switch p := p.(type) {
+	case *jsast.PropertyShort: // {constructor} = f reads f.constructor
+		j.patternKey(p.Name.Idx, string(p.Name.Name), j.escapedAt(p.Name.Idx))
+		j.ident(&p.Name)
+		j.expr(p.Initializer)
+	case *jsast.PropertyKeyed:
+		if p.Computed {
+			j.expr(p.Key)
+			j.computed(p.Key, PatternDenied, "destructured computed key")
+		} else if name, ok := keyName(p.Key); ok {
+			j.patternKey(p.Key.Idx0(), name, j.keyEscaped(p.Key))
+		}
+		j.target(p.Value)
+	case *jsast.SpreadElement:
+		j.target(p.Expression)
+	}
+}
