@@ -11,39 +11,22 @@ import (
 
 // goChecker walks a parsed Go unit once.
 type goChecker struct {
-	c        *checker
-	u        *GoUnit
-	allowed  map[string]bool   // allowed import paths
-	pkgNames map[string]bool   // names that refer to packages: allowed, imported or denied
-	denied   map[string]string // "name.Sym" -> "path.Sym" for denied symbols
-	banned   map[string]bool   // denied package names
-	imported map[string]bool   // names imported by this source
-	paths    map[string]string // package name -> allowed import path
+	c *checker
+	u *GoUnit
+	*goSets
+	imported map[string]bool // names imported by this source
+	extra    map[string]bool // names imported by this source that the policy does not know
 	handled  map[*ast.SelectorExpr]bool
 	readOK   map[*ast.SelectorExpr]bool // package variables in a read-only position
-	labels   map[*ast.ForStmt]string   // the label of a labeled for statement
+	labels   map[*ast.ForStmt]string    // the label of a labeled for statement
 	consts   constEnv
 }
 
 func (c *checker) goCheck(u *GoUnit) {
 	g := &goChecker{
-		c: c, u: u,
-		allowed: map[string]bool{}, pkgNames: map[string]bool{}, denied: map[string]string{},
-		banned: map[string]bool{}, imported: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},
-		paths: map[string]string{}, readOK: map[*ast.SelectorExpr]bool{}, labels: map[*ast.ForStmt]string{},
-	}
-	for _, p := range c.pol.Go.Imports {
-		g.allowed[p] = true
-		g.pkgNames[path.Base(p)] = true
-		g.paths[path.Base(p)] = p
-	}
-	for _, s := range c.pol.Go.DeniedSymbols {
-		if i := strings.LastIndex(s, "."); i > 0 {
-			g.denied[path.Base(s[:i])+s[i:]] = s
-		}
-	}
-	for _, n := range c.pol.Go.DeniedPackageNames {
-		g.banned[n], g.pkgNames[n] = true, true
+		c: c, u: u, goSets: c.pol.goSets(),
+		imported: map[string]bool{}, extra: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},
+		readOK: map[*ast.SelectorExpr]bool{}, labels: map[*ast.ForStmt]string{},
 	}
 	g.imports(u.Decls)
 	g.consts = collectConsts(u)
@@ -53,6 +36,9 @@ func (c *checker) goCheck(u *GoUnit) {
 	}
 }
 
+// isPkg reports whether a name refers to a package: allowed, denied, or imported here.
+func (g *goChecker) isPkg(name string) bool { return g.pkgNames[name] || g.extra[name] }
+
 func (g *goChecker) off(p token.Pos) int { return g.u.Position(p).Offset }
 
 func (g *goChecker) imports(f *ast.File) {
@@ -61,7 +47,7 @@ func (g *goChecker) imports(f *ast.File) {
 		raw := spec.Path.Value
 		p, err := strconv.Unquote(raw)
 		if err == nil {
-			g.imported[path.Base(p)], g.pkgNames[path.Base(p)] = true, true
+			g.imported[path.Base(p)], g.extra[path.Base(p)] = true, true
 		}
 		if spec.Name != nil {
 			g.c.report(off, ImportForm, importNameDetail(spec.Name.Name, raw))
@@ -214,7 +200,7 @@ func (g *goChecker) selector(n *ast.SelectorExpr) {
 
 // qualified returns "pkg.Sel" when n's operand names a package, else "".
 func (g *goChecker) qualified(n *ast.SelectorExpr) string {
-	if x, ok := n.X.(*ast.Ident); ok && g.pkgNames[x.Name] {
+	if x, ok := n.X.(*ast.Ident); ok && g.isPkg(x.Name) {
 		return x.Name + "." + n.Sel.Name
 	}
 	return ""
@@ -252,4 +238,3 @@ func (g *goChecker) packageVar(e ast.Expr, what string) {
 		}
 	}
 }
-

@@ -15,7 +15,7 @@ func (c *checker) goSource() *GoUnit {
 	if !c.checkSize() {
 		return nil
 	}
-	toks, comments, n := goScan(c.src)
+	toks, comments, n := goScan(c.src, c.pol.MaxDepth)
 	if !c.checkDepth(&n) {
 		return nil
 	}
@@ -78,7 +78,11 @@ const (
 
 // goParse parses a whole program as it is, or a snippet as a declarations file plus a body.
 func (c *checker) goParse(toks []goToken) *GoUnit {
-	u := &GoUnit{Fset: token.NewFileSet(), pos: c.pos}
+	fset := c.fset
+	if fset == nil {
+		fset = token.NewFileSet()
+	}
+	u := &GoUnit{Fset: fset, pos: c.pos}
 	u.pos.shift = map[*token.File]int{}
 	if len(toks) > 0 && toks[0].tok == token.PACKAGE {
 		return c.goProgram(u)
@@ -165,7 +169,8 @@ func splitSnippet(src []byte, toks []goToken) (decls, stmts []byte) {
 		case token.RPAREN, token.RBRACK, token.RBRACE:
 			depth--
 		}
-		if depth != 0 || t.tok != token.SEMICOLON && i != len(toks)-1 {
+		last := i == len(toks)-1 // an unbalanced item ends here too, so the parser reports it in place
+		if !last && (depth != 0 || t.tok != token.SEMICOLON) {
 			continue
 		}
 		end := len(src)

@@ -14,7 +14,11 @@ func (g *goChecker) packageVarName(n *ast.SelectorExpr) string {
 	if !ok {
 		return ""
 	}
-	if v := g.paths[x.Name] + "." + n.Sel.Name; packageVars[v] {
+	p, ok := g.paths[x.Name]
+	if !ok {
+		return ""
+	}
+	if v := p + "." + n.Sel.Name; packageVars[v] {
 		return v
 	}
 	return ""
@@ -37,7 +41,7 @@ func (g *goChecker) readOnlyArgs(call *ast.CallExpr) {
 	}
 	g.markRead(fun.X)
 	x, ok := fun.X.(*ast.Ident)
-	if !ok || !g.pkgNames[x.Name] || inPlace[x.Name] {
+	if !ok || !g.isPkg(x.Name) || inPlace[x.Name] {
 		return
 	}
 	for _, a := range call.Args {

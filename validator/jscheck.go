@@ -20,7 +20,7 @@ func (c *checker) jsSource() *JSUnit {
 		c.report(loc[0], SourceMap, "sourceMappingURL/sourceURL comment (the parser would load the file it names)")
 		return nil
 	}
-	n, arrows := jsScan(c.src)
+	n, arrows := jsScan(c.src, c.pol.MaxDepth)
 	if !c.checkDepth(&n) {
 		return nil
 	}

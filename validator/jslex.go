@@ -11,9 +11,10 @@ import (
 // decides between a regex and a division from the previous token, as parsers do for most inputs.
 // Where that guess differs from goja's grammar, the estimate can be off within one line; the size
 // cap bounds the worst case (SECURITY.md, "What the validator cannot see").
-func jsScan(src []byte) (n nest, arrows int) {
+func jsScan(src []byte, limit int) (n nest, arrows int) {
+	n.limit = limit
 	l := jsLexer{src: src, regexOK: true}
-	for l.i < len(l.src) {
+	for l.i < len(l.src) && !n.over() {
 		l.step(&n, &arrows)
 	}
 	return n, arrows

@@ -54,7 +54,7 @@ func isUnderscored(name string) bool { return len(name) > 1 && name[0] == '_' }
 // ident checks an identifier that is referenced or bound.
 func (j *jsChecker) ident(id *jsast.Identifier) {
 	name := string(id.Name)
-	rule, denied := j.c.pol.JS.DeniedGlobals[name]
+	rule, denied := j.c.pol.jsGlobals()[name]
 	switch {
 	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
 		j.report(id.Idx, EscapedName, fmt.Sprintf("identifier %s spelled with escapes", name))
@@ -80,7 +80,7 @@ func (j *jsChecker) underscore(id *jsast.Identifier, what string) {
 // member checks a property name after a dot.
 func (j *jsChecker) member(id *jsast.Identifier) {
 	name := string(id.Name)
-	rule, denied := j.c.pol.JS.DeniedMembers[name]
+	rule, denied := j.c.pol.jsMembers()[name]
 	switch {
 	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
 		j.report(id.Idx, EscapedName, fmt.Sprintf("property .%s spelled with escapes", name))
@@ -98,7 +98,7 @@ func (j *jsChecker) computed(key jsast.Expression, rule Rule, what string) {
 		return
 	}
 	for _, name := range names {
-		_, denied := j.c.pol.JS.DeniedMembers[name]
+		_, denied := j.c.pol.jsMembers()[name]
 		switch {
 		case name == tooMany:
 			j.report(key.Idx0(), rule, fmt.Sprintf("%s has more than %d constant values", what, maxFold))
@@ -117,7 +117,7 @@ func (j *jsChecker) computed(key jsast.Expression, rule Rule, what string) {
 
 // patternKey checks a key read by a destructuring pattern.
 func (j *jsChecker) patternKey(idx jsfile.Idx, name string, escaped bool) {
-	_, denied := j.c.pol.JS.DeniedMembers[name]
+	_, denied := j.c.pol.jsMembers()[name]
 	switch {
 	case (denied || isUnderscored(name)) && escaped:
 		j.report(idx, EscapedName, fmt.Sprintf("destructured key %s spelled with escapes", name))

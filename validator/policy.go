@@ -1,6 +1,11 @@
 package validator
 
-import "slices"
+import (
+	"path"
+	"slices"
+	"strings"
+	"sync"
+)
 
 // Policy is what the validator enforces. It is plain data: the zero value means the defaults, and
 // a zero or nil field means that field's default (never "unlimited" and never "allow everything").
@@ -124,4 +129,70 @@ func cloneRules(m map[string]Rule) map[string]Rule {
 		out[k] = v
 	}
 	return out
+}
+
+// withLimits returns p with its zero limits replaced by the defaults. Lists stay as they are: nil
+// lists are resolved to the defaults where they are used, without copying.
+func (p Policy) withLimits() Policy {
+	e := Policy{MaxSourceBytes: p.MaxSourceBytes, MaxDepth: p.MaxDepth, MaxConstAlloc: p.MaxConstAlloc}.Effective()
+	p.MaxSourceBytes, p.MaxDepth, p.MaxConstAlloc = e.MaxSourceBytes, e.MaxDepth, e.MaxConstAlloc
+	return p
+}
+
+func (p *Policy) jsGlobals() map[string]Rule {
+	if p.JS.DeniedGlobals == nil {
+		return defaultJSDeniedGlobals
+	}
+	return p.JS.DeniedGlobals
+}
+
+func (p *Policy) jsMembers() map[string]Rule {
+	if p.JS.DeniedMembers == nil {
+		return defaultJSDeniedMembers
+	}
+	return p.JS.DeniedMembers
+}
+
+// goSets is a Go policy compiled into lookup tables.
+type goSets struct {
+	allowed  map[string]bool   // allowed import paths
+	pkgNames map[string]bool   // names of allowed and denied packages
+	banned   map[string]bool   // denied package names
+	denied   map[string]string // "name.Sym" -> "path.Sym"
+	paths    map[string]string // package name -> allowed import path
+}
+
+var defaultGoSets = sync.OnceValue(func() *goSets {
+	return newGoSets(defaultGoImports, defaultGoDeniedSymbols, defaultGoDeniedPackageNames)
+})
+
+// goSets returns the lookup tables for p's Go policy; the default's are built once.
+func (p *Policy) goSets() *goSets {
+	g := p.Go
+	if g.Imports == nil && g.DeniedSymbols == nil && g.DeniedPackageNames == nil {
+		return defaultGoSets()
+	}
+	e := Policy{Go: g}.Effective().Go
+	return newGoSets(e.Imports, e.DeniedSymbols, e.DeniedPackageNames)
+}
+
+func newGoSets(imports, deniedSymbols, bannedNames []string) *goSets {
+	s := &goSets{
+		allowed: map[string]bool{}, pkgNames: map[string]bool{}, banned: map[string]bool{},
+		denied: map[string]string{}, paths: map[string]string{},
+	}
+	for _, p := range imports {
+		s.allowed[p] = true
+		s.pkgNames[path.Base(p)] = true
+		s.paths[path.Base(p)] = p
+	}
+	for _, sym := range deniedSymbols {
+		if i := strings.LastIndex(sym, "."); i > 0 {
+			s.denied[path.Base(sym[:i])+sym[i:]] = sym
+		}
+	}
+	for _, n := range bannedNames {
+		s.banned[n], s.pkgNames[n] = true, true
+	}
+	return s
 }

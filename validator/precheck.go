@@ -18,7 +18,11 @@ type nest struct {
 	cur   int
 	max   int
 	maxAt int
+	limit int // scanning may stop once max exceeds it
 }
+
+// over reports that the estimate is past the limit, so scanning can stop.
+func (n *nest) over() bool { return n.max > n.limit }
 
 func (n *nest) open(off int) {
 	n.stack = append(n.stack, n.cur)
@@ -77,7 +81,8 @@ type goToken struct {
 
 // goScan tokenizes a Go source once: the tokens (comments excluded) for splitting snippets, the
 // comments for the directive check, and the nesting estimate. It never recurses.
-func goScan(src []byte) (toks []goToken, comments []goToken, n nest) {
+func goScan(src []byte, limit int) (toks []goToken, comments []goToken, n nest) {
+	n.limit = limit
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
 	var s scanner.Scanner
@@ -85,7 +90,7 @@ func goScan(src []byte) (toks []goToken, comments []goToken, n nest) {
 	prev := token.ILLEGAL
 	for {
 		pos, tok, lit := s.Scan()
-		if tok == token.EOF {
+		if tok == token.EOF || n.over() {
 			return toks, comments, n
 		}
 		off := file.Offset(pos)

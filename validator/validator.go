@@ -141,11 +141,14 @@ func (u *JSUnit) Position(idx jsfile.Idx) Position {
 
 // Validate checks src against the policy p. The zero Policy is the safe default.
 // It never panics and never runs a parser on a source that fails the size and depth pre-checks.
-func Validate(lang Lang, filename string, src []byte, p Policy) (*Result, error) {
-	p = p.Effective()
+func Validate(lang Lang, filename string, src []byte, p Policy, opts ...Option) (*Result, error) {
+	p = p.withLimits()
 	res := &Result{Lang: lang}
 	var c checker
 	c.init(lang, filename, src, &p)
+	for _, o := range opts {
+		o(&c)
+	}
 	switch lang {
 	case Go:
 		res.Go = c.goSource()
@@ -158,12 +161,23 @@ func Validate(lang Lang, filename string, src []byte, p Policy) (*Result, error)
 	return res, nil
 }
 
+// Option adjusts one call of Validate.
+type Option func(*checker)
+
+// GoFileSet makes Validate parse Go sources into fset. An engine that keys declarations by
+// position (yaegi does) must compile the AST against the FileSet it was parsed into: pass the
+// interpreter's own.
+func GoFileSet(fset *token.FileSet) Option {
+	return func(c *checker) { c.fset = fset }
+}
+
 // checker collects findings for one source.
 type checker struct {
 	lang  Lang
 	src   []byte
 	pol   *Policy
 	pos   positioner
+	fset  *token.FileSet
 	found []Finding
 	seen  map[string]bool
 }
