@@ -12,6 +12,10 @@ import (
 
 // goSource runs the Go pipeline: size, one scan (depth, directives, snippet items), parse, check.
 func (c *checker) goSource() *GoUnit {
+	if c.parseOnly {
+		toks, _, _ := goScan(c.src, int(^uint(0)>>1))
+		return c.goParse(toks)
+	}
 	if !c.checkSize() {
 		return nil
 	}

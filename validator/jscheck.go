@@ -13,6 +13,14 @@ var sourceMapComment = regexp.MustCompile(`[/][/*]\s*[#@]\s*source(Mapping)?URL`
 
 // jsSource runs the JS pipeline: size, source-map comments, depth, parse, check.
 func (c *checker) jsSource() *JSUnit {
+	if c.parseOnly {
+		prg, err := parser.ParseFile(nil, c.pos.name, string(c.src), 0, parser.WithDisableSourceMaps)
+		if err != nil {
+			c.jsSyntax(err)
+			return nil
+		}
+		return &JSUnit{Program: prg, pos: c.pos}
+	}
 	if !c.checkSize() {
 		return nil
 	}

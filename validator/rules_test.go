@@ -155,3 +155,18 @@ func TestUnknownLanguage(t *testing.T) {
 		t.Error("ParseLang accepted python")
 	}
 }
+
+func TestParseOnlySkipsChecks(t *testing.T) {
+	res, _ := validator.Validate(validator.JS, "c.js", []byte(`eval("1"); with (o) {}`), validator.Policy{}, validator.ParseOnly())
+	if len(res.Findings) != 0 || res.JS == nil {
+		t.Errorf("ParseOnly: findings %v, unit %v; want no findings and a parsed unit", res.Findings, res.JS)
+	}
+	res, _ = validator.Validate(validator.Go, "c.go", []byte(`import "os"`+"\n"+`os.Exit(1)`), validator.Policy{}, validator.ParseOnly())
+	if len(res.Findings) != 0 || res.Go == nil || res.Go.Body == nil {
+		t.Errorf("ParseOnly Go: findings %v; want none and a body", res.Findings)
+	}
+	res, _ = validator.Validate(validator.JS, "c.js", []byte(`let x = (`), validator.Policy{}, validator.ParseOnly())
+	if len(res.Findings) != 1 || res.Findings[0].Rule != validator.Syntax {
+		t.Errorf("ParseOnly still reports syntax errors; got %v", res.Findings)
+	}
+}

@@ -171,15 +171,23 @@ func GoFileSet(fset *token.FileSet) Option {
 	return func(c *checker) { c.fset = fset }
 }
 
+// ParseOnly makes Validate parse without any check, not even the size and depth pre-checks. It
+// exists so that the runtime and OS layers can be tested on their own (rlm run --no-validate);
+// syntax errors are still reported.
+func ParseOnly() Option {
+	return func(c *checker) { c.parseOnly = true }
+}
+
 // checker collects findings for one source.
 type checker struct {
-	lang  Lang
-	src   []byte
-	pol   *Policy
-	pos   positioner
-	fset  *token.FileSet
-	found []Finding
-	seen  map[string]bool
+	lang      Lang
+	src       []byte
+	pol       *Policy
+	pos       positioner
+	fset      *token.FileSet
+	parseOnly bool
+	found     []Finding
+	seen      map[string]bool
 }
 
 func (c *checker) init(lang Lang, filename string, src []byte, p *Policy) {
