@@ -170,3 +170,16 @@ func TestParseOnlySkipsChecks(t *testing.T) {
 		t.Errorf("ParseOnly still reports syntax errors; got %v", res.Findings)
 	}
 }
+
+func TestLangOf(t *testing.T) {
+	for name, want := range map[string]validator.Lang{
+		"a.go": validator.Go, "a.GO": validator.Go, "cell.go.txt": validator.Go,
+		"a.js": validator.JS, "a.mjs": validator.JS, "a.cjs": validator.JS, "x.js.txt": validator.JS,
+		"a.txt": "", "a.py": "", "go": "",
+	} {
+		got, ok := validator.LangOf(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("LangOf(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}

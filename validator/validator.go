@@ -34,9 +34,11 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q: use go or js", s)
 }
 
-// LangOf returns the language a file name's extension implies.
+// LangOf returns the language a file name's extension implies. A trailing .txt is ignored, so
+// cells kept out of the Go toolchain's way (cell.go.txt) are still recognised.
 func LangOf(filename string) (Lang, bool) {
-	switch strings.ToLower(filepath.Ext(filename)) {
+	name := strings.TrimSuffix(strings.ToLower(filename), ".txt")
+	switch filepath.Ext(name) {
 	case ".go":
 		return Go, true
 	case ".js", ".mjs", ".cjs":

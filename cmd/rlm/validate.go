@@ -21,7 +21,8 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check source files against the sandbox policy without running them",
 		Long: `Validate parses each FILE once and checks it against the sandbox policy.
 
-The language comes from --lang, or else from each file's extension (.go, .js, .mjs, .cjs).
+The language comes from --lang, or else from each file's extension (.go, .js, .mjs, .cjs,
+optionally followed by .txt).
 Findings are printed as FILE:LINE:COL: RULE: message, one per line.
 --json prints one object instead:
   {"files": [{"file": F, "lang": "go"|"js", "findings": [
