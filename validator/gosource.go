@@ -32,9 +32,9 @@ func (c *checker) goSource() *GoUnit {
 }
 
 // checkDirectives rejects comments that compilers or interpreters act on.
-func (c *checker) checkDirectives(comments []goToken) {
+func (c *checker) checkDirectives(comments []goComment) {
 	for _, cm := range comments {
-		text := cm.lit
+		text := cm.text
 		body := strings.TrimLeft(text[2:], " \t")
 		switch {
 		case strings.HasPrefix(text, "//go:"), strings.HasPrefix(text, "/*go:"):
@@ -179,7 +179,7 @@ func splitSnippet(src []byte, toks []goToken) (decls, stmts []byte) {
 		}
 		end := len(src)
 		if i+1 < len(toks) {
-			end = toks[i+1].off
+			end = int(toks[i+1].off)
 		}
 		if isDeclItem(toks[start:]) {
 			blank(stmts[toks[start].off:end])

@@ -96,15 +96,7 @@ var defaultJSDeniedMembers = map[string]Rule{
 
 // Effective returns p with every zero field replaced by its default.
 func (p Policy) Effective() Policy {
-	if p.MaxSourceBytes <= 0 {
-		p.MaxSourceBytes = DefaultMaxSourceBytes
-	}
-	if p.MaxDepth <= 0 {
-		p.MaxDepth = DefaultMaxDepth
-	}
-	if p.MaxConstAlloc <= 0 {
-		p.MaxConstAlloc = DefaultMaxConstAlloc
-	}
+	p = p.withLimits()
 	if p.Go.Imports == nil {
 		p.Go.Imports = slices.Clone(defaultGoImports)
 	}
@@ -134,8 +126,15 @@ func cloneRules(m map[string]Rule) map[string]Rule {
 // withLimits returns p with its zero limits replaced by the defaults. Lists stay as they are: nil
 // lists are resolved to the defaults where they are used, without copying.
 func (p Policy) withLimits() Policy {
-	e := Policy{MaxSourceBytes: p.MaxSourceBytes, MaxDepth: p.MaxDepth, MaxConstAlloc: p.MaxConstAlloc}.Effective()
-	p.MaxSourceBytes, p.MaxDepth, p.MaxConstAlloc = e.MaxSourceBytes, e.MaxDepth, e.MaxConstAlloc
+	if p.MaxSourceBytes <= 0 {
+		p.MaxSourceBytes = DefaultMaxSourceBytes
+	}
+	if p.MaxDepth <= 0 {
+		p.MaxDepth = DefaultMaxDepth
+	}
+	if p.MaxConstAlloc <= 0 {
+		p.MaxConstAlloc = DefaultMaxConstAlloc
+	}
 	return p
 }
 

@@ -72,17 +72,23 @@ func (c *checker) checkDepth(n *nest) bool {
 	return true
 }
 
-// goToken is one token of a Go source.
+// goToken is one token of a Go source: where it starts and what it is.
 type goToken struct {
-	off int
+	off int32
 	tok token.Token
-	lit string
+}
+
+// goComment is one comment of a Go source.
+type goComment struct {
+	off  int
+	text string
 }
 
 // goScan tokenizes a Go source once: the tokens (comments excluded) for splitting snippets, the
 // comments for the directive check, and the nesting estimate. It never recurses.
-func goScan(src []byte, limit int) (toks []goToken, comments []goToken, n nest) {
+func goScan(src []byte, limit int) (toks []goToken, comments []goComment, n nest) {
 	n.limit = limit
+	toks = make([]goToken, 0, len(src)/4+8)
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
 	var s scanner.Scanner
@@ -95,10 +101,10 @@ func goScan(src []byte, limit int) (toks []goToken, comments []goToken, n nest) 
 		}
 		off := file.Offset(pos)
 		if tok == token.COMMENT {
-			comments = append(comments, goToken{off, tok, lit})
+			comments = append(comments, goComment{off, lit})
 			continue
 		}
-		toks = append(toks, goToken{off, tok, lit})
+		toks = append(toks, goToken{int32(off), tok})
 		goNest(&n, off, prev, tok)
 		prev = tok
 	}
