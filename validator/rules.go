@@ -1,5 +1,7 @@
 package validator
 
+import "slices"
+
 // Rule identifies a check. Each rule belongs to one class of the escape taxonomy per language
 // (SECURITY.md, corpus/README.md).
 type Rule string
@@ -86,12 +88,13 @@ func (r Rule) Class(l Lang) string {
 	return rules[r].goClass
 }
 
-// Rules lists every rule id, for documentation.
+// Rules lists every rule id in order, for documentation.
 func Rules() []Rule {
 	out := make([]Rule, 0, len(rules))
 	for r := range rules {
 		out = append(out, r)
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -183,3 +183,18 @@ func TestLangOf(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryRuleHasAClassAndAdvice(t *testing.T) {
+	rules := validator.Rules()
+	if len(rules) < 25 {
+		t.Fatalf("only %d rules listed", len(rules))
+	}
+	for i, r := range rules {
+		if i > 0 && rules[i-1] >= r {
+			t.Errorf("Rules() not sorted at %s", r)
+		}
+		if r != validator.Syntax && r.Class(validator.Go) == "" && r.Class(validator.JS) == "" {
+			t.Errorf("rule %s has no class in either language", r)
+		}
+	}
+}
