@@ -1,0 +1,20 @@
+// Package repl is the sandboxed REPL: a Session runs cells of model-written Go or JavaScript in a
+// confined worker process and keeps their state across cells.
+//
+// The pipeline of one cell (DESIGN.md):
+//
+//  1. the parent sends the source to the worker over a JSON-lines protocol (protocol.go);
+//  2. the worker validates it (validator: size and depth pre-checks, then the AST policy) and
+//     compiles the very AST it checked, so the parser itself only ever sees hostile input inside
+//     the confined process;
+//  3. the worker runs it under a soft deadline (the engine's interrupt); the parent enforces a
+//     hard one by killing the worker's process group;
+//  4. host calls the worker cannot serve itself (llm_query) come back to the parent;
+//  5. output is capped with a marker that states the true length.
+//
+// Every successful cell and the host results it consumed are journaled. When the worker dies
+// (hard deadline, out of memory, stack overflow, a fatal runtime error, kill -9), the Session
+// starts a new worker and replays the journal, serving the recorded host results, so the rebuilt
+// state is the same and costs no model calls. A worker that dies more than MaxRestarts times
+// within RestartWindow marks the session degraded, and restarts back off as min(2^n s, 300 s).
+package repl
