@@ -1,0 +1,204 @@
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/dop251/goja"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// Defaults for the zero Config.
+const (
+	DefaultMaxCallStack  = 10_000               // JS call depth (V8 allows about 11,000)
+	DefaultHeapLimit     = 256 << 20            // bytes of live Go heap, process-wide
+	DefaultMaxFinalBytes = 1 << 20              // bytes of a FINAL value's serialisation
+	DefaultRegexpTimeout = 1 * time.Second      // per backtracking match (regexp2), process-wide
+	heapSampleEvery      = 5 * time.Millisecond // watchdog sampling period
+)
+
+// Config tunes an Engine. The zero value is safe: every zero field means its default, and no
+// field can switch a limit off.
+type Config struct {
+	OutputCap     int           // characters of output per cell (default engine.OutputCap)
+	MaxCallStack  int           // maximum JS call depth (default DefaultMaxCallStack)
+	HeapLimit     uint64        // live Go heap in bytes above which a cell is stopped (default DefaultHeapLimit)
+	MaxFinalBytes int           // largest serialised FINAL value in bytes (default DefaultMaxFinalBytes)
+	RegexpTimeout time.Duration // backtracking regexp match timeout; process-wide, first New wins (default DefaultRegexpTimeout)
+}
+
+func (c Config) withDefaults() Config {
+	if c.OutputCap <= 0 {
+		c.OutputCap = engine.OutputCap
+	}
+	if c.MaxCallStack <= 0 {
+		c.MaxCallStack = DefaultMaxCallStack
+	}
+	if c.HeapLimit == 0 {
+		c.HeapLimit = DefaultHeapLimit
+	}
+	if c.MaxFinalBytes <= 0 {
+		c.MaxFinalBytes = DefaultMaxFinalBytes
+	}
+	if c.RegexpTimeout <= 0 {
+		c.RegexpTimeout = DefaultRegexpTimeout
+	}
+	return c
+}
+
+// ContextArg is what the host receives for a Context parameter when model code passes the
+// `context` handle.
+const ContextArg = "context"
+
+var regexpTimeoutOnce sync.Once
+
+// setRegexpTimeout bounds every backtracking match of regexps compiled from now on. The variable
+// is process-wide and read by regexp2.Compile, so it is set once, before any runtime exists.
+func setRegexpTimeout(d time.Duration) {
+	regexpTimeoutOnce.Do(func() { regexp2.DefaultMatchTimeout = d })
+}
+
+// Engine is one JS session: a hardened goja runtime whose global state persists across cells.
+// It is not safe for concurrent use: run one cell at a time.
+type Engine struct {
+	cfg      Config
+	host     engine.Host
+	vm       *goja.Runtime
+	handle   *goja.Object    // the `context` global
+	baseline map[string]bool // global names that exist before any cell: never model variables
+	cell     *cellState      // the running cell, nil between cells
+	closed   atomic.Bool
+	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
+}
+
+// cellState is what one Exec collects.
+type cellState struct {
+	ctx      context.Context
+	out      output
+	final    *engine.Final
+	rejected []*goja.Promise
+}
+
+// New builds a runtime, installs the model API from engine.API and runs the hardening prelude.
+func New(cfg Config, host engine.Host) (*Engine, error) {
+	if host == nil {
+		return nil, errors.New("js: New needs a Host")
+	}
+	cfg = cfg.withDefaults()
+	setRegexpTimeout(cfg.RegexpTimeout)
+	e := &Engine{cfg: cfg, host: host, vm: goja.New()}
+	e.vm.SetMaxCallStackSize(cfg.MaxCallStack)
+	e.vm.SetPromiseRejectionTracker(e.trackRejection)
+	if err := e.installAPI(); err != nil {
+		return nil, fmt.Errorf("js: install API: %w", err)
+	}
+	if err := harden(e.vm); err != nil {
+		return nil, fmt.Errorf("js: hardening prelude: %w", err)
+	}
+	e.baseline = map[string]bool{}
+	for _, name := range e.vm.GlobalObject().GetOwnPropertyNames() {
+		e.baseline[name] = true
+	}
+	return e, nil
+}
+
+// Exec runs one validated cell. Top-level declarations persist for later cells.
+func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result {
+	if e.closed.Load() {
+		return engine.Result{Err: fault.New(fault.Crashed, "the JS engine is closed")}
+	}
+	if unit == nil || unit.Program == nil {
+		return engine.Result{Err: fault.New(fault.Code, "no program to run")}
+	}
+	prg, err := e.compile(unit)
+	if err != nil {
+		return engine.Result{Err: err}
+	}
+	st := &cellState{ctx: ctx, out: output{cap: e.cfg.OutputCap}}
+	e.cell, e.hostErrs = st, map[*goja.Object]error{}
+	defer func() { e.cell, e.hostErrs = nil, nil }()
+	runErr := e.run(ctx, prg, unit)
+	stdout, truncated := st.out.result()
+	return engine.Result{Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr}
+}
+
+// run executes prg under the cell's limits: cancellation and the heap watchdog interrupt the
+// runtime; both stay armed until the error (which may run model getters) has been formatted.
+func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *validator.JSUnit) error {
+	e.vm.ClearInterrupt()
+	if e.closed.Load() { // Close ran after Exec's check: its interrupt may just have been cleared
+		return fault.New(fault.Crashed, "the JS engine is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return fault.Wrap(fault.Timeout, err, "cell not started: the deadline had already passed")
+	}
+	stop := watch(ctx, e.vm, e.cfg.HeapLimit)
+	defer func() {
+		stop()
+		e.vm.ClearInterrupt()
+	}()
+	_, err := e.vm.RunProgram(prg)
+	if err == nil {
+		err = e.unhandledRejection()
+	}
+	return e.cellError(err, unit)
+}
+
+// trackRejection records promises rejected with no handler; a handler attached later removes it.
+func (e *Engine) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	if e.cell == nil {
+		return
+	}
+	switch op {
+	case goja.PromiseRejectionReject:
+		e.cell.rejected = append(e.cell.rejected, p)
+	case goja.PromiseRejectionHandle:
+		for i, q := range e.cell.rejected {
+			if q == p {
+				e.cell.rejected = append(e.cell.rejected[:i], e.cell.rejected[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func (e *Engine) unhandledRejection() error {
+	if len(e.cell.rejected) == 0 {
+		return nil
+	}
+	reason := e.describe(e.cell.rejected[0].Result())
+	return fault.New(fault.Code, "Uncaught (in promise) %s", reason)
+}
+
+// Vars lists the session's top-level variables, functions and classes, sorted.
+func (e *Engine) Vars() []string {
+	if e.closed.Load() {
+		return nil
+	}
+	var names []string
+	for _, name := range e.vm.GlobalObject().GetOwnPropertyNames() {
+		if !e.baseline[name] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close ends the session: a running cell is interrupted (best effort: Close may be called from
+// another goroutine), and Exec afterwards fails.
+func (e *Engine) Close() {
+	if e.closed.Swap(true) {
+		return
+	}
+	e.vm.Interrupt(fault.New(fault.Crashed, "the JS engine was closed"))
+}

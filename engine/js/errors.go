@@ -1,0 +1,124 @@
+package js
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dop251/goja"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// CellError is the error of a cell that failed: an uncaught exception (kind code), an interrupt
+// (timeout or limit), or a host error that model code did not catch (the host's kind).
+type CellError struct {
+	Kind fault.Kind
+	Msg  string // e.g. "TypeError: x is not a function"
+	Pos  string // FILE:LINE:COL in the cell, when known
+	Err  error  // the cause
+}
+
+func (e *CellError) Error() string {
+	if e.Pos != "" {
+		return e.Pos + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// Position returns FILE:LINE:COL of the failure in the cell, or "".
+func (e *CellError) Position() string { return e.Pos }
+
+// Unwrap returns the cause.
+func (e *CellError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, kind) true for the error's kind.
+func (e *CellError) Is(target error) bool {
+	k, ok := target.(fault.Kind)
+	return ok && k == e.Kind
+}
+
+// cellError classifies what RunProgram returned.
+func (e *Engine) cellError(err error, unit *validator.JSUnit) error {
+	if err == nil {
+		return nil
+	}
+	var intr *goja.InterruptedError
+	if errors.As(err, &intr) {
+		ce := &CellError{Kind: fault.Timeout, Msg: fmt.Sprint(intr.Value()), Err: err}
+		if k := fault.KindOf(intr.Unwrap()); k != "" {
+			ce.Kind, ce.Err = k, intr.Unwrap()
+		}
+		ce.Pos = e.stackPos(intr.Stack(), unit)
+		return ce
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return &CellError{
+			Kind: fault.Code,
+			Msg:  fmt.Sprintf("RangeError: Maximum call stack size exceeded (more than %d nested calls); make the recursion shallower or use a loop", e.cfg.MaxCallStack),
+			Pos:  e.stackPos(so.Stack(), unit),
+			Err:  err,
+		}
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		ce := &CellError{Kind: fault.Code, Msg: "Uncaught " + e.describe(ex.Value()), Pos: e.stackPos(ex.Stack(), unit), Err: err}
+		if obj, ok := ex.Value().(*goja.Object); ok {
+			if herr, ok := e.hostErrs[obj]; ok {
+				if k := fault.KindOf(herr); k != "" {
+					ce.Kind = k
+				}
+				ce.Err = herr
+			}
+		}
+		return ce
+	}
+	if k := fault.KindOf(err); k != "" {
+		return err
+	}
+	return &CellError{Kind: fault.Code, Msg: err.Error(), Err: err}
+}
+
+// stackPos returns the position of the innermost frame that lies in the cell.
+func (e *Engine) stackPos(stack []goja.StackFrame, unit *validator.JSUnit) string {
+	name := ""
+	if unit != nil && unit.Program != nil && unit.Program.File != nil {
+		name = unit.Program.File.Name()
+	}
+	for _, f := range stack {
+		if f.SrcName() != name {
+			continue
+		}
+		p := f.Position()
+		if p.Line > 0 {
+			return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+		}
+	}
+	return ""
+}
+
+// describe renders a thrown value for an error message: "Name: message" for errors, the print
+// form for anything else. Reading name and message may run model getters: the cell's interrupts
+// are still armed, and any failure falls back to a fixed text.
+func (e *Engine) describe(v goja.Value) (s string) {
+	const fallback = "(a value that could not be described)"
+	defer func() {
+		if recover() != nil {
+			s = fallback
+		}
+	}()
+	if ex := e.vm.Try(func() { s = e.render(v) }); ex != nil {
+		return fallback
+	}
+	return s
+}
+
+func (e *Engine) render(v goja.Value) string {
+	if obj, ok := v.(*goja.Object); ok && isError(obj) {
+		return errorString(obj)
+	}
+	p := printer{vm: e.vm, handle: e.handle, budget: 2000}
+	p.top(v)
+	return p.String()
+}

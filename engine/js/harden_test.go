@@ -1,0 +1,128 @@
+package js
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rlm-sandbox/rlm/fault"
+)
+
+// Every cell here runs with the validator off (ParseOnly): the runtime alone must hold.
+
+func TestHardeningBlocksEscapes(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	cases := []struct{ name, src string }{
+		{"arrow constructor", `(() => 0).constructor("return 1")()`},
+		{"async function constructor", `Object.getPrototypeOf(async function () {}).constructor`},
+		{"generator function constructor", `Object.getPrototypeOf(function* () {}).constructor`},
+		{"async arrow constructor", `(async () => 0).constructor`},
+		{"array constructor chain", `[].constructor.constructor`},
+		{"computed key", `const k = "constr" + "uctor"; [][k][k]("return 1")`},
+		{"destructuring", `const { constructor: F } = () => 0; F("return 1")`},
+		{"super.constructor", `class H { static m() { return super.constructor; } } H.m()("return 1")`},
+		{"descriptor walk to Function", `Object.getOwnPropertyDescriptor(Object.getPrototypeOf(() => 0), "constructor").value("return 1")`},
+		{"descriptor getter", `Object.getOwnPropertyDescriptor(Object.getPrototypeOf(() => 0), "constructor").get.call(() => 0)`},
+		{"__proto__ accessor walk", `Object.getOwnPropertyDescriptor(Object.prototype, "__proto__").get.call(() => 0)`},
+		{"__lookupGetter__", `({}).__lookupGetter__("__proto__")`},
+		{"eval", `eval("1")`},
+		{"Function", `Function("return 1")`},
+		{"Reflect", `Reflect.get(() => 0, "constructor")`},
+		{"Proxy", `new Proxy({}, {})`},
+		{"globalThis", `globalThis.JSON`},
+		{"global object via this", `this["ev" + "al"]("1")`},
+		{"with", `with (() => 0) { constructor("return 1"); }`},
+		{"Object.prototype write", `Object.prototype.x = 1`},
+		{"Object.prototype toJSON", `Object.prototype.toJSON = () => "forged"`},
+		{"defineProperty on Object.prototype", `Object.defineProperty(Object.prototype, "toJSON", { value: () => "forged" })`},
+		{"Array.prototype.join", `Array.prototype.join = () => "forged"`},
+		{"delete a built-in method", `delete Array.prototype.map`},
+		{"re-parent Array.prototype", `Object.setPrototypeOf(Array.prototype, {})`},
+		{"replace JSON", `JSON = { stringify: () => "forged" }`},
+		{"replace JSON.stringify", `JSON.stringify = () => "forged"`},
+		{"replace print", `print = () => 0`},
+		{"replace the context handle", `context = "x"`},
+		{"extend the context handle", `context.extra = 1`},
+		{"Error.prototype.name", `Error.prototype.name = "forged"`},
+		{"iterator prototype", `Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())).next = () => 0`},
+		{"caller", `function f() { return f.caller; } f()`},
+		{"arguments.callee", `(function () { return arguments.callee; })()`},
+	}
+	for _, c := range cases {
+		r := run(t, e, c.src)
+		if r.Err == nil {
+			t.Errorf("%s: ran without error: %s", c.name, c.src)
+			continue
+		}
+		if k := fault.KindOf(r.Err); k != fault.Code {
+			t.Errorf("%s: error kind %q, want code: %v", c.name, k, r.Err)
+		}
+	}
+	// None of it leaked into later cells.
+	r := mustRun(t, e, `print(({}).x, ({}).toJSON, [1, 2].join("-"), JSON.stringify({ a: 1 }), Error.prototype.name, typeof context.extra)`)
+	if want := "undefined undefined 1-2 {\"a\":1} Error undefined\n"; r.Stdout != want {
+		t.Errorf("after the attempts: %q, want %q", r.Stdout, want)
+	}
+}
+
+func TestIntrinsicsFrozen(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	r := mustRun(t, e, `
+const roots = { Object, Array, String, Number, Boolean, Symbol, Error, TypeError, RangeError,
+  SyntaxError, ReferenceError, EvalError, URIError, AggregateError, Map, Set, WeakMap, WeakSet,
+  Promise, RegExp, Date, Math, JSON, ArrayBuffer, DataView, BigInt, Int8Array, Uint8Array,
+  Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array,
+  Float64Array, BigInt64Array, BigUint64Array, print, console, context, peek };
+const iter = Object.getPrototypeOf([][Symbol.iterator]());
+const hidden = { iter, IteratorPrototype: Object.getPrototypeOf(iter),
+  TypedArray: Object.getPrototypeOf(Int8Array), TypedArrayPrototype: Object.getPrototypeOf(Int8Array).prototype,
+  Generator: Object.getPrototypeOf(function* () {}), GeneratorPrototype: Object.getPrototypeOf(Object.getPrototypeOf((function* () {})())),
+  AsyncFunction: Object.getPrototypeOf(async function () {}),
+  MapIterator: Object.getPrototypeOf(new Map().keys()), SetIterator: Object.getPrototypeOf(new Set().keys()),
+  StringIterator: Object.getPrototypeOf(""[Symbol.iterator]()),
+  RegExpStringIterator: Object.getPrototypeOf(/a/g[Symbol.matchAll]("a")) };
+const thawed = [];
+for (const [name, v] of Object.entries({ ...roots, ...hidden })) {
+  if (!Object.isFrozen(v)) thawed.push(name);
+  if (v.prototype !== undefined && !Object.isFrozen(v.prototype)) thawed.push(name + ".prototype");
+}
+print(thawed.join(",") || "all frozen");
+`)
+	if r.Stdout != "all frozen\n" {
+		t.Errorf("not frozen: %s", r.Stdout)
+	}
+}
+
+// TestOverrideTaming: freezing prototypes must not break assignments ordinary code makes on its
+// own objects (the "override mistake").
+func TestOverrideTaming(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	r := mustRun(t, e, `
+class ValidationError extends Error {
+  constructor(m) { super(m); this.name = "ValidationError"; }
+}
+const err = new ValidationError("bad");
+const o = {};
+o.toString = () => "custom";
+function Legacy() {}
+Legacy.prototype = { hello() { return "hi"; } };
+Legacy.prototype.constructor = Legacy;
+const f = () => 0;
+f.toString = () => "fn";
+print(String(err), err instanceof Error, String(o), new Legacy().constructor === Legacy, String(f), Error.prototype.name);
+`)
+	if want := "ValidationError: bad true custom true fn Error\n"; r.Stdout != want {
+		t.Errorf("got %q, want %q", r.Stdout, want)
+	}
+}
+
+func TestGlobalNamesReadOnly(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	for _, src := range []string{`let count = 0`, `const print = 1`, `function peek() {}`, `class JSON {}`, `var { length } = "abc"`} {
+		r := run(t, e, src)
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "cannot declare") {
+			t.Errorf("%s: %v, want a cannot-declare error", src, r.Err)
+		}
+	}
+	// Locals may use the names freely.
+	mustRun(t, e, `function f() { let count = 1; const print = 2; return count + print; } f()`)
+}

@@ -1,0 +1,325 @@
+package js
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
+)
+
+// Limits of the argument conversion.
+const (
+	maxListArg   = 10_000  // elements of a []string argument
+	maxHostDepth = 32      // nesting of a host result
+	printBudget  = 4 << 20 // bytes one print argument may render to
+)
+
+// apiNames are the model-facing names generated from engine.API.
+var apiNames = func() map[string]engine.Func {
+	m := map[string]engine.Func{}
+	for _, f := range engine.API {
+		m[f.Name] = f
+	}
+	return m
+}()
+
+// installAPI defines the model API on the global object: one Go closure per engine.API entry,
+// console.log and friends as print, and the `context` handle. The prelude then freezes them
+// and makes the bindings read-only.
+func (e *Engine) installAPI() error {
+	g := e.vm.GlobalObject()
+	var print goja.Value
+	for _, f := range engine.API {
+		var fn func(goja.FunctionCall) goja.Value
+		switch f.Name {
+		case "FINAL":
+			fn = e.final
+		case "FINAL_VAR":
+			fn = e.finalVar
+		case "print":
+			fn = e.print
+		default:
+			fn = e.hostFunc(f)
+		}
+		v := e.vm.ToValue(fn)
+		if f.Name == "print" {
+			print = v
+		}
+		if err := g.DefineDataProperty(f.Name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	console := e.vm.NewObject()
+	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
+		if err := console.Set(name, print); err != nil {
+			return err
+		}
+	}
+	e.handle = e.newHandle()
+	for name, v := range map[string]goja.Value{"console": console, "context": e.handle} {
+		if err := g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const handleHint = "[context: the input, a handle; use length(context), peek(context, offset, length), search(context, regex), count(context, regex), chunk(context, size, overlap)]"
+
+// newHandle builds the opaque `context` object. It carries no data: host functions recognise it
+// by identity.
+func (e *Engine) newHandle() *goja.Object {
+	h := e.vm.NewObject()
+	hint := e.vm.ToValue(handleHint)
+	_ = h.DefineDataProperty("toString", e.vm.ToValue(func(goja.FunctionCall) goja.Value { return hint }),
+		goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return h
+}
+
+// hostFunc is the JS global for one host-served API function. Each argument is converted to Go
+// exactly once, before anything checks it; the host's result is copied into fresh JS values.
+func (e *Engine) hostFunc(f engine.Func) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		if e.cell == nil {
+			panic(e.jsError("Error", f.Name+" can only be called while a cell runs", nil))
+		}
+		args := e.convertArgs(f, call.Arguments)
+		res, err := e.callHost(f.Name, args)
+		if err != nil {
+			panic(e.jsError("Error", err.Error(), err))
+		}
+		v, err := e.toJS(res, 0)
+		if err != nil {
+			panic(e.jsError("Error", fmt.Sprintf("%s: %v", f.Name, err), fault.Wrap(fault.Crashed, err, f.Name)))
+		}
+		return v
+	}
+}
+
+// callHost calls the host, turning a Go panic into an error at the boundary.
+func (e *Engine) callHost(name string, args []any) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fault.New(fault.Crashed, "internal error in %s: %v", name, r)
+		}
+	}()
+	return e.host.Call(e.cell.ctx, name, args)
+}
+
+func signature(f engine.Func) string {
+	names := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		names[i] = p.Name
+	}
+	return f.Name + "(" + strings.Join(names, ", ") + ")"
+}
+
+// convertArgs turns JS arguments into plain Go values, once each, or throws a TypeError.
+func (e *Engine) convertArgs(f engine.Func, in []goja.Value) []any {
+	if len(in) != len(f.Params) {
+		panic(e.jsError("TypeError", fmt.Sprintf("%s takes %d argument(s), got %d", signature(f), len(f.Params), len(in)), nil))
+	}
+	out := make([]any, len(in))
+	for i, p := range f.Params {
+		out[i] = e.convertArg(f, p, in[i])
+	}
+	return out
+}
+
+func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
+	bad := func(want string) {
+		panic(e.jsError("TypeError", fmt.Sprintf("%s: %s must be %s, got %s", signature(f), p.Name, want, typeName(v)), nil))
+	}
+	switch p.GoType {
+	case "Context":
+		if obj, ok := v.(*goja.Object); !ok || !obj.SameAs(e.handle) {
+			bad("the context handle `context`")
+		}
+		return ContextArg
+	case "int":
+		if !goja.IsNumber(v) {
+			bad("a number")
+		}
+		x := v.ToFloat()
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			bad("an integer")
+		}
+		return int64(x)
+	case "string":
+		s, ok := e.stringArg(v, p.Name == "regex")
+		if !ok {
+			bad("a string")
+		}
+		return s
+	case "[]string":
+		return e.listArg(f, p, v, bad)
+	}
+	panic(e.jsError("TypeError", fmt.Sprintf("%s: parameter type %s is not supported", signature(f), p.GoType), nil))
+}
+
+// stringArg converts v to a string with one ToString. A RegExp passed as a regex becomes its
+// source with its i, m and s flags as an RE2 prefix.
+func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return "", false
+	}
+	if _, ok := v.(*goja.Symbol); ok {
+		return "", false
+	}
+	if obj, ok := v.(*goja.Object); ok && regex && obj.ClassName() == "RegExp" {
+		src, flags := obj.Get("source").String(), obj.Get("flags").String()
+		var prefix string
+		for _, f := range "ims" {
+			if strings.ContainsRune(flags, f) {
+				prefix += string(f)
+			}
+		}
+		if prefix != "" {
+			src = "(?" + prefix + ")" + src
+		}
+		return src, true
+	}
+	return v.String(), true
+}
+
+func (e *Engine) listArg(f engine.Func, p engine.Param, v goja.Value, bad func(string)) []string {
+	obj, ok := v.(*goja.Object)
+	if !ok || obj.ClassName() != "Array" {
+		bad("an array of strings")
+	}
+	n := obj.Get("length").ToInteger()
+	if n > maxListArg {
+		panic(e.jsError("RangeError", fmt.Sprintf("%s: %s has %d elements, more than %d", signature(f), p.Name, n, maxListArg), nil))
+	}
+	out := make([]string, n)
+	for i := range out {
+		s, ok := e.stringArg(obj.Get(fmt.Sprint(i)), false)
+		if !ok {
+			bad("an array of strings")
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func typeName(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	case goja.IsString(v):
+		return "a string"
+	case goja.IsNumber(v):
+		return "the number " + v.String()
+	case goja.IsBigInt(v):
+		return "a bigint"
+	}
+	if _, ok := v.(*goja.Symbol); ok {
+		return "a symbol"
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		if _, fn := goja.AssertFunction(obj); fn {
+			return "a function"
+		}
+		return "an object"
+	}
+	return "a boolean"
+}
+
+// jsError builds an exception object of the named built-in type. A host error is remembered, so
+// that a cell that does not catch it fails with the host's kind.
+func (e *Engine) jsError(typ, msg string, cause error) *goja.Object {
+	ctor, _ := e.vm.GlobalObject().Get(typ).(*goja.Object)
+	obj, err := e.vm.New(ctor, e.vm.ToValue(msg))
+	if err != nil {
+		obj = e.vm.NewTypeError(msg)
+	}
+	if cause != nil {
+		if k := fault.KindOf(cause); k != "" {
+			_ = obj.DefineDataProperty("kind", e.vm.ToValue(string(k)), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		if e.hostErrs != nil {
+			e.hostErrs[obj] = cause
+		}
+	}
+	return obj
+}
+
+// keyOrder puts the fields of the API's result records first, in a readable order.
+var keyOrder = map[string]int{"index": 1, "start": 2, "end": 3, "line": 4, "text": 5, "name": 6, "size": 7, "is_dir": 8, "mod_time": 9}
+
+// toJS copies a host result (nil, bool, numbers, string, []any, []string, map[string]any) into
+// fresh JS values. Nothing else is accepted: no Go value is ever wrapped.
+func (e *Engine) toJS(v any, depth int) (goja.Value, error) {
+	if depth > maxHostDepth {
+		return nil, fmt.Errorf("host result nested more than %d levels", maxHostDepth)
+	}
+	switch x := v.(type) {
+	case nil:
+		return goja.Null(), nil
+	case bool, string, int, int64, float64:
+		return e.vm.ToValue(x), nil
+	case int32:
+		return e.vm.ToValue(int64(x)), nil
+	case json.Number:
+		f, err := x.Float64()
+		return e.vm.ToValue(f), err
+	case []string:
+		items := make([]any, len(x))
+		for i, s := range x {
+			items[i] = s
+		}
+		return e.toJS(items, depth)
+	case []map[string]any:
+		items := make([]any, len(x))
+		for i, m := range x {
+			items[i] = m
+		}
+		return e.toJS(items, depth)
+	case []any:
+		vals := make([]any, len(x))
+		for i, item := range x {
+			jv, err := e.toJS(item, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = jv
+		}
+		return e.vm.NewArray(vals...), nil
+	case map[string]any:
+		return e.objectToJS(x, depth)
+	}
+	return nil, fmt.Errorf("host returned an unsupported %T", v)
+}
+
+func (e *Engine) objectToJS(m map[string]any, depth int) (goja.Value, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		oi, oj := keyOrder[keys[i]], keyOrder[keys[j]]
+		if oi != oj {
+			return oi != 0 && (oj == 0 || oi < oj)
+		}
+		return keys[i] < keys[j]
+	})
+	obj := e.vm.NewObject()
+	for _, k := range keys {
+		jv, err := e.toJS(m[k], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if err := obj.Set(k, jv); err != nil {
+			return nil, err
+		}
+	}
+	return obj, nil
+}
