@@ -1,0 +1,111 @@
+// Package tools holds the trusted host side of the tools that model code uses
+// to explore its input: the context store behind length, peek, search, count,
+// chunk and plan_slices, and the budgets that cap them.
+//
+// # Store and documents
+//
+// Open maps each --ctx file read-only (mmap, never read into the heap) and
+// builds a sparse index: for every 32 KiB block, the character and line
+// counts before it, 24 bytes per block (0.07% of the file). A Store holds the
+// documents in order, named ctx0, ctx1, …; every operation is a method of one
+// Doc. The REPL binds `context` to ctx0 and offers the others by name; there
+// is no concatenated view, so an offset always belongs to one file.
+//
+// # Characters
+//
+// Offsets and lengths count characters: Unicode code points as UTF-8 decodes
+// them, where each byte that is not part of a valid sequence counts as one
+// character and reads back as U+FFFD. Hence a Slice's Text always holds
+// exactly End-Start characters, and peeking is near constant time: a binary
+// search in the index and a scan of at most one block.
+//   - NUL bytes are ordinary characters (U+0000), returned verbatim.
+//   - CRLF is kept verbatim: '\r' is a character and counts in offsets. Lines
+//     end at '\n' only. A Match's Text drops its line's "\n" or "\r\n". In
+//     RE2, (?m)$ matches before '\n' only: write \r?$ for CRLF files.
+//   - An empty file has length 0 and one (empty) line; Peek(0, n) returns an
+//     empty slice, Chunk and PlanSlices return no slices.
+//   - A single 100 MB line needs nothing special: the index is by bytes, not
+//     lines. A Match's Text is a window of the line (see LineChars); the one
+//     cost is that a candidate line is verified by package regexp in full.
+//
+// # Operations and caps
+//
+// Limits sets the caps; the zero value of a field means its default and zero
+// never means unlimited. Errors wrap ErrLimit, ErrInvalid, ErrChanged,
+// ErrClosed or ErrInternal and say how to fix the call, e.g. "peek length
+// 50000 exceeds 16000; peek smaller slices or search first".
+//   - Length, Lines, Size: free metadata.
+//   - Peek(off, n): at most PeekChars (16,000) characters; a slice past the
+//     end is cut short; an offset outside [0, Length] is an error.
+//   - Search(re): RE2 syntax (package regexp, linear time). Matches are the
+//     leftmost-first, non-overlapping matches that regexp.FindAllIndex would
+//     report over the whole document, empty matches included. It returns the
+//     first SearchResults (200) as {Start, End, Line, Text, Ref}, Line being
+//     the 1-based line of Start, Text the line holding Start: whole if at most
+//     LineChars (500) characters, else a LineChars window from the line start
+//     (if Start is within its first 4/5) or from LineChars/5 before Start,
+//     with "…" at each cut end. Total is always the exact number of matches
+//     (the whole document is scanned) and Capped says Total > len(Matches).
+//   - Count(re): the same matches, counted, uncapped.
+//   - Chunk(size, overlap): descriptors [i*(size-overlap), +size) cut at the
+//     end, at most Chunks (5,000); too many is an error naming the smallest
+//     size that fits. Text comes from Peek.
+//   - PlanSlices(keywords, max): finds the keywords (literal text, case
+//     insensitive), puts about PeekChars/16 characters of context around each
+//     occurrence, merges neighbours while a slice stays within PeekChars (so
+//     one Peek reads it), and keeps the max slices with the most hits, in
+//     document order. With no occurrence at all it falls back to max uniform
+//     slices covering the document (Uniform is set; such slices may exceed
+//     PeekChars and need several peeks).
+//
+// # References
+//
+// Every Slice, Match and Span carries a Ref, "ctx0[1200:1800]": document
+// name, then start (inclusive) and end (exclusive) in characters. A final
+// answer cites these; ParseRef reads them back.
+//
+// # Budgets
+//
+// A Budget holds two Counters, safe for concurrent use: Calls (50 tool calls
+// per session) is charged one by every operation but the free metadata, even
+// a call that then fails; Slices (128 slices inspected per run) is charged
+// one by every Peek that returns text. The REPL charges Slices for sub-model
+// calls too. An exhausted counter fails with ErrLimit and says what to do.
+//
+// # Search engine
+//
+// Searches run in parallel (GOMAXPROCS workers) over parts of 64 KiB to 8 MiB
+// that end at a '\n'. An engine (the engine interface) is picked per pattern
+// and document:
+//   - a pattern that is one literal: bytes.Index / bytes.Count per part;
+//   - a pattern no match of which contains '\n' (known from the program, or
+//     checked over the document by a DFA, skipping between occurrences of a
+//     literal prefix when there is one): line by line. Candidate lines come
+//     from a set of literals one of which every match contains (taken from
+//     the syntax tree; bytes.Index) and/or a lazy DFA of the pattern with
+//     ^ $ \b and the like relaxed to "true", a filter with no false
+//     negatives. The DFA scans four parts interleaved in one loop, which hides
+//     the latency of its table loads. Package regexp then runs on candidate
+//     lines only, seeing one byte of context each side, so that anchors and
+//     word boundaries behave as in the whole text;
+//   - otherwise (a match does span lines) one sequential regexp pass, about
+//     40 MB/s: write [ \t] rather than \s, or [^"\n] rather than [^"], when a
+//     match should not span lines.
+//
+// All three report exactly regexp.FindAllIndex's matches over the whole
+// document; a differential test on random patterns and texts and the fuzz
+// target FuzzSearch check this. A search that would return more matches than
+// a regexp call can hold in bounded memory resumes through a second pattern,
+// \A(?s:.)(?s:.)*?(P)|(?:P), which restarts the search one character after
+// the previous match with that character as left context.
+//
+// # Files that change
+//
+// A mapped file that is truncated makes reads past its new end raise SIGBUS.
+// Every access runs with debug.SetPanicOnFault and a recover, so the call
+// fails with ErrChanged instead of killing the process. Content that changes
+// in place without shrinking is read as it is now; the index may then be off.
+//
+// The rest of this package's brief (path guard, file tools, redaction) is
+// separate from the context store and shares none of its code.
+package tools

@@ -1,0 +1,271 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"unicode/utf8"
+)
+
+type toolError struct {
+	kind error
+	msg  string
+}
+
+func (e *toolError) Error() string { return e.msg }
+func (e *toolError) Unwrap() error { return e.kind }
+
+func invalidf(format string, args ...any) error {
+	return &toolError{kind: ErrInvalid, msg: fmt.Sprintf(format, args...)}
+}
+
+func limitf(format string, args ...any) error {
+	return &toolError{kind: ErrLimit, msg: fmt.Sprintf(format, args...)}
+}
+
+func (l Limits) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"PeekChars", l.PeekChars}, {"SearchResults", l.SearchResults}, {"LineChars", l.LineChars},
+		{"Chunks", l.Chunks}, {"ToolCalls", l.ToolCalls}, {"Slices", l.Slices}} {
+		if f.v < 0 {
+			return invalidf("Limits.%s is %d; use 0 for the default or a positive cap", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+func openDoc(s *Store, name, path string) (*Doc, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, invalidf("context %s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	data, err := mapFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("context %s: %w", path, err)
+	}
+	idx, err := buildIndex(data, runtime.GOMAXPROCS(0))
+	if err != nil {
+		unmapFile(data)
+		return nil, err
+	}
+	return &Doc{name: name, path: abs, store: s, data: data, idx: idx}, nil
+}
+
+func (d *Doc) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	err := unmapFile(d.data)
+	d.data = nil
+	return err
+}
+
+// begin charges one tool call and locks the mapping for reading; the caller
+// must call d.mu.RUnlock when it returns no error.
+func (d *Doc) begin() error {
+	if err := d.store.budget.Calls.Take(1); err != nil {
+		return err
+	}
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return &toolError{kind: ErrClosed, msg: "the context store is closed"}
+	}
+	return nil
+}
+
+func (d *Doc) ref(start, end int64) string { return Ref(d.name, start, end) }
+
+func (d *Doc) peek(off, n int64) (Slice, error) {
+	if err := d.begin(); err != nil {
+		return Slice{}, err
+	}
+	defer d.mu.RUnlock()
+	lim, length := d.store.lim, d.Length()
+	switch {
+	case n < 0:
+		return Slice{}, invalidf("peek length %d is negative; ask for 0 to %d characters", n, lim.PeekChars)
+	case n > int64(lim.PeekChars):
+		return Slice{}, limitf("peek length %d exceeds %d; peek smaller slices or search first", n, lim.PeekChars)
+	case off < 0 || off > length:
+		return Slice{}, invalidf("peek offset %d is outside %s, which has %d characters; use 0 ≤ offset ≤ %d (offsets count characters, not bytes)", off, d.name, length, length)
+	}
+	end := min(off+n, length)
+	if end > off {
+		if err := d.store.budget.Slices.Take(1); err != nil {
+			return Slice{}, err
+		}
+	}
+	var text string
+	err := guard(func() {
+		bs := d.idx.byteAt(d.data, off)
+		nb, _ := skipChars(d.data[bs:], int(end-off))
+		text = decodeText(d.data[bs : bs+nb])
+	})
+	if err != nil {
+		return Slice{}, err
+	}
+	return Slice{Ref: d.ref(off, end), Start: off, End: end, Text: text}, nil
+}
+
+// engine compiles pattern and picks its engine over this document.
+func (d *Doc) engine(pattern string) (engine, error) {
+	pt, err := compilePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return newEngine(pt, d.data, defaultEngineConfig, parallel)
+}
+
+func (d *Doc) count(pattern string) (int64, error) {
+	if err := d.begin(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	var n int64
+	err := guarded(func() error {
+		e, err := d.engine(pattern)
+		if err == nil {
+			n, err = countMatches(e, d.data)
+		}
+		return err
+	})
+	return n, err
+}
+
+// countMatches counts all matches of e in data.
+func countMatches(e engine, data []byte) (int64, error) {
+	ps := e.parts(data)
+	counts := make([]int64, len(ps))
+	c, fast := e.(interface{ count([]byte, part) int })
+	var err error
+	if fast {
+		err = parallel(len(ps), func(i int) { counts[i] = int64(c.count(data, ps[i])) })
+	} else {
+		err = scanAll(e, data, ps, func(k int) func(s, e int) {
+			return func(s, e int) { counts[k]++ }
+		})
+	}
+	total := int64(0)
+	for _, n := range counts {
+		total += n
+	}
+	return total, err
+}
+
+// firstMatches returns the first max matches (byte offsets) and the total.
+func firstMatches(e engine, data []byte, max int) ([][2]int, int64, error) {
+	ps := e.parts(data)
+	found := make([][][2]int, len(ps))
+	counts := make([]int64, len(ps))
+	err := scanAll(e, data, ps, func(k int) func(s, e int) {
+		return func(s, e int) {
+			if len(found[k]) < max {
+				found[k] = append(found[k], [2]int{s, e})
+			}
+			counts[k]++
+		}
+	})
+	var out [][2]int
+	total := int64(0)
+	for i := range ps {
+		total += counts[i]
+		for _, m := range found[i] {
+			if len(out) < max {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, total, err
+}
+
+func (d *Doc) search(pattern string) (SearchResult, error) {
+	if err := d.begin(); err != nil {
+		return SearchResult{}, err
+	}
+	defer d.mu.RUnlock()
+	var res SearchResult
+	err := guarded(func() error {
+		e, err := d.engine(pattern)
+		if err != nil {
+			return err
+		}
+		ms, total, err := firstMatches(e, d.data, d.store.lim.SearchResults)
+		if err != nil {
+			return err
+		}
+		res = SearchResult{Matches: make([]Match, 0, len(ms)), Total: total, Capped: total > int64(len(ms))}
+		for _, m := range ms {
+			start, end := d.idx.charAt(d.data, m[0]), d.idx.charAt(d.data, m[1])
+			res.Matches = append(res.Matches, Match{
+				Ref: d.ref(start, end), Start: start, End: end,
+				Line: d.idx.lineAt(d.data, m[0]),
+				Text: lineText(d.data, m[0], d.store.lim.LineChars),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return SearchResult{}, err
+	}
+	return res, nil
+}
+
+// lineText returns the line that holds byte s, without its "\n" or "\r\n".
+// A line longer than max characters is cut to a window of max characters:
+// from the line start if s lies within its first max*4/5 characters, else
+// from max/5 characters before s; "…" marks each cut end.
+func lineText(data []byte, s, max int) string {
+	back := max * 4 / 5
+	ls, clipStart := s, false
+	for n := 0; ls > 0 && data[ls-1] != '\n'; n++ {
+		if n == back {
+			clipStart = true
+			break
+		}
+		_, w := utf8.DecodeLastRune(data[:ls])
+		ls -= w
+	}
+	if clipStart {
+		ls = s
+		for n := 0; n < max/5; n++ {
+			_, w := utf8.DecodeLastRune(data[:ls])
+			ls -= w
+		}
+	}
+	le, n := ls, 0
+	for ; le < len(data) && data[le] != '\n' && n < max; n++ {
+		_, w := utf8.DecodeRune(data[le:])
+		le += w
+	}
+	clipEnd := le < len(data) && data[le] != '\n'
+	if !clipEnd && le > ls && data[le-1] == '\r' {
+		le--
+	}
+	text := decodeText(data[ls:le])
+	if clipStart {
+		text = "…" + text
+	}
+	if clipEnd {
+		text += "…"
+	}
+	return text
+}

@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Limits are the caps of the context tools. The zero value of each field
+// means its default (zero never means unlimited); negative values are errors.
+type Limits struct {
+	PeekChars     int // characters one Peek may return (16,000)
+	SearchResults int // matches one Search returns (200)
+	LineChars     int // characters of a Match's Text (500)
+	Chunks        int // descriptors one Chunk or PlanSlices may return (5,000)
+	ToolCalls     int // tool calls per session (50)
+	Slices        int // slices inspected per run (128)
+}
+
+// Default caps.
+const (
+	DefaultPeekChars     = 16000
+	DefaultSearchResults = 200
+	DefaultLineChars     = 500
+	DefaultChunks        = 5000
+	DefaultToolCalls     = 50
+	DefaultSlices        = 128
+)
+
+// Effective returns l with every zero field replaced by its default.
+func (l Limits) Effective() Limits {
+	def := func(v, d int) int {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	return Limits{
+		PeekChars:     def(l.PeekChars, DefaultPeekChars),
+		SearchResults: def(l.SearchResults, DefaultSearchResults),
+		LineChars:     def(l.LineChars, DefaultLineChars),
+		Chunks:        def(l.Chunks, DefaultChunks),
+		ToolCalls:     def(l.ToolCalls, DefaultToolCalls),
+		Slices:        def(l.Slices, DefaultSlices),
+	}
+}
+
+// Error kinds; test with errors.Is. Messages say how to fix the call.
+var (
+	ErrLimit    = errors.New("limit")    // a cap or a budget was hit
+	ErrInvalid  = errors.New("invalid")  // a bad argument or pattern
+	ErrChanged  = errors.New("changed")  // the file shrank or vanished under the mapping
+	ErrClosed   = errors.New("closed")   // the store was closed
+	ErrInternal = errors.New("internal") // a bug, reported instead of crashing
+)
+
+// Slice is text read by Peek.
+type Slice struct {
+	Ref   string `json:"ref"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+	Text  string `json:"text"`
+}
+
+// Match is one Search hit. Text is the line that holds Start, clipped to
+// Limits.LineChars with "…" marking a cut end.
+type Match struct {
+	Ref   string `json:"ref"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+	Line  int64  `json:"line"`
+	Text  string `json:"text"`
+}
+
+// SearchResult holds the first matches; Total counts all of them.
+type SearchResult struct {
+	Matches []Match `json:"matches"`
+	Total   int64   `json:"total"`
+	Capped  bool    `json:"capped"`
+}
+
+// Span describes a slice without its text (read it with Peek).
+type Span struct {
+	Index int    `json:"index"`
+	Ref   string `json:"ref"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+	Hits  int64  `json:"hits,omitempty"`
+}
+
+// Plan is the result of PlanSlices.
+type Plan struct {
+	Slices  []Span `json:"slices"`
+	Hits    int64  `json:"hits"`    // keyword occurrences found in the whole document
+	Uniform bool   `json:"uniform"` // no keyword occurred: uniform slices instead
+}
+
+// Store holds the open context documents, named ctx0, ctx1, … in the order
+// of the paths given to Open.
+type Store struct {
+	docs   []*Doc
+	lim    Limits
+	budget *Budget
+}
+
+// Doc is one memory-mapped context file. Its methods are safe for
+// concurrent use.
+type Doc struct {
+	name, path string
+	store      *Store
+	mu         sync.RWMutex // held for reading by operations, for writing by Close
+	data       []byte
+	idx        *index
+	closed     bool
+}
+
+// Open maps the files read-only and indexes them. A nil budget means a new
+// one from lim. Path checks (allowed roots) are the caller's business.
+func Open(paths []string, lim Limits, budget *Budget) (*Store, error) {
+	if err := lim.validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{lim: lim.Effective(), budget: budget}
+	if s.budget == nil {
+		s.budget = NewBudget(lim)
+	}
+	for i, p := range paths {
+		d, err := openDoc(s, "ctx"+strconv.Itoa(i), p)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.docs = append(s.docs, d)
+	}
+	return s, nil
+}
+
+// Docs returns the documents in order.
+func (s *Store) Docs() []*Doc { return append([]*Doc(nil), s.docs...) }
+
+// Doc returns the document with the given name ("ctx0", …).
+func (s *Store) Doc(name string) (*Doc, error) {
+	for _, d := range s.docs {
+		if d.name == name {
+			return d, nil
+		}
+	}
+	return nil, invalidf("no context named %q; the contexts are ctx0 … ctx%d", name, len(s.docs)-1)
+}
+
+// Budget returns the counters the store charges.
+func (s *Store) Budget() *Budget { return s.budget }
+
+// Limits returns the effective caps.
+func (s *Store) Limits() Limits { return s.lim }
+
+// Close unmaps every document; later calls fail with ErrClosed.
+func (s *Store) Close() error {
+	var first error
+	for _, d := range s.docs {
+		if err := d.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Name is the document's name in refs: ctx0, ctx1, ….
+func (d *Doc) Name() string { return d.name }
+
+// Path is the absolute path the document was opened from.
+func (d *Doc) Path() string { return d.path }
+
+// Size is the file size in bytes.
+func (d *Doc) Size() int64 { return int64(len(d.data)) }
+
+// Length is the size in characters. It is free: no budget is charged.
+func (d *Doc) Length() int64 { return d.idx.length() }
+
+// Lines is the number of lines: the count of '\n' plus one.
+func (d *Doc) Lines() int64 { return d.idx.newlines() + 1 }
+
+// Peek returns up to n characters from character offset off.
+func (d *Doc) Peek(off, n int64) (Slice, error) { return d.peek(off, n) }
+
+// Search returns the first Limits.SearchResults matches of an RE2 pattern
+// and the total number of matches.
+func (d *Doc) Search(pattern string) (SearchResult, error) { return d.search(pattern) }
+
+// Count returns the number of matches of an RE2 pattern, uncapped.
+func (d *Doc) Count(pattern string) (int64, error) { return d.count(pattern) }
+
+// Chunk cuts the document into slices of size characters, each overlapping
+// the previous one by overlap characters.
+func (d *Doc) Chunk(size, overlap int64) ([]Span, error) { return d.chunk(size, overlap) }
+
+// PlanSlices proposes up to max slices around occurrences of the keywords
+// (case-insensitive), or uniform slices when none occurs.
+func (d *Doc) PlanSlices(keywords []string, max int) (Plan, error) {
+	return d.planSlices(keywords, max)
+}
+
+// Ref formats a slice reference: "ctx0[1200:1800]", character offsets,
+// start inclusive, end exclusive.
+func Ref(doc string, start, end int64) string {
+	return doc + "[" + strconv.FormatInt(start, 10) + ":" + strconv.FormatInt(end, 10) + "]"
+}
+
+// ParseRef parses a reference made by Ref.
+func ParseRef(ref string) (doc string, start, end int64, err error) {
+	bad := invalidf("bad slice reference %q; the form is ctx0[start:end]", ref)
+	i := strings.IndexByte(ref, '[')
+	if i <= 0 || !strings.HasSuffix(ref, "]") {
+		return "", 0, 0, bad
+	}
+	a, b, ok := strings.Cut(ref[i+1:len(ref)-1], ":")
+	if !ok {
+		return "", 0, 0, bad
+	}
+	start, err1 := strconv.ParseInt(a, 10, 64)
+	end, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || start < 0 || end < start {
+		return "", 0, 0, bad
+	}
+	return ref[:i], start, end, nil
+}
+
+// Counter counts uses of one budget. It is safe for concurrent use.
+type Counter struct {
+	what, hint string
+	max        int64
+	used       atomic.Int64
+}
+
+// NewCounter makes a counter of max uses; what names a use ("tool calls"),
+// hint tells the model what to do when none is left.
+func NewCounter(what string, max int, hint string) *Counter {
+	return &Counter{what: what, hint: hint, max: int64(max)}
+}
+
+// Take uses n more, or fails with ErrLimit (taking nothing) if that would
+// exceed the maximum.
+func (c *Counter) Take(n int) error {
+	for {
+		u := c.used.Load()
+		if u+int64(n) > c.max {
+			return &toolError{kind: ErrLimit, msg: fmt.Sprintf("%s limit reached: %d of %d used; %s", c.what, u, c.max, c.hint)}
+		}
+		if c.used.CompareAndSwap(u, u+int64(n)) {
+			return nil
+		}
+	}
+}
+
+// Used is how many uses were taken.
+func (c *Counter) Used() int { return int(c.used.Load()) }
+
+// Max is the counter's cap.
+func (c *Counter) Max() int { return int(c.max) }
+
+// Budget holds the run-level counters. Calls is per session and Slices per
+// run: a run with several sessions may share one Slices counter.
+type Budget struct {
+	Calls  *Counter // every tool call but Length
+	Slices *Counter // every Peek that returns text
+}
+
+// NewBudget makes fresh counters with the caps of lim.
+func NewBudget(lim Limits) *Budget {
+	lim = lim.Effective()
+	return &Budget{
+		Calls:  NewCounter("tool call", lim.ToolCalls, "stop exploring and answer with FINAL from what you have"),
+		Slices: NewCounter("slice", lim.Slices, "answer from the slices already read, or cite refs without reading more"),
+	}
+}
