@@ -20,6 +20,10 @@ import (
 func TestMain(m *testing.M) {
 	if v := os.Getenv("RLM_REPL_TEST_WORKER"); v != "" {
 		err := ServeWorker(os.Stdin, os.Stdout, func(cfg WorkerConfig, host engine.Host) (Runner, Isolation, error) {
+			if real, ok := strings.CutPrefix(v, "real:"); ok {
+				r, err := NewRunner(cfg, host)
+				return r, Isolation{Verdict: real}, err
+			}
 			return &fakeRunner{host: host, vars: map[string]string{}}, Isolation{Verdict: v}, nil
 		})
 		if err != nil {

@@ -49,7 +49,12 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 		return fmt.Errorf("worker: expected init, got %q (%v)", first.Op, err)
 	}
 	cfg := workerConfig(first.Init)
-	wk := &worker{conn: c, waiting: map[int]chan call{}}
+	local, err := openLocalTools(cfg)
+	if err != nil {
+		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
+		return err
+	}
+	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}}
 	runner, iso, err := setup(cfg, wk)
 	if err != nil {
 		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
@@ -72,7 +77,8 @@ func workerConfig(m *initMsg) WorkerConfig {
 // worker is the engine's Host inside the worker process: calls go to the parent, or, during a
 // replay, are answered from the journal in order.
 type worker struct {
-	conn *conn
+	conn  *conn
+	local *localTools // context tools served in the worker; nil serves none
 
 	mu      sync.Mutex
 	seq     int
@@ -178,6 +184,13 @@ func (wk *worker) Call(ctx context.Context, name string, args []any) (any, error
 		defer wk.mu.Unlock()
 		return wk.replayed(seq, name)
 	}
+	if wk.local != nil {
+		if v, ok, err := wk.local.call(name, args); ok {
+			wk.made = append(wk.made, call{Seq: seq, Name: name, Args: args, Result: v, Err: errText(err)})
+			wk.mu.Unlock()
+			return v, err
+		}
+	}
 	ch := make(chan call, 1)
 	wk.waiting[seq] = ch
 	closed := wk.closed
@@ -211,6 +224,13 @@ func (wk *worker) replayed(seq int, name string) (any, error) {
 		return nil, errors.New(c.Err)
 	}
 	return c.Result, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 func (wk *worker) record(c call) {

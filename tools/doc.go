@@ -36,7 +36,8 @@
 // 50000 exceeds 16000; peek smaller slices or search first".
 //   - Length, Lines, Size: free metadata.
 //   - Peek(off, n): at most PeekChars (16,000) characters; a slice past the
-//     end is cut short; an offset outside [0, Length] is an error.
+//     end is cut short; an offset past the end reads as "" (so "peek until empty"
+//     loops end), and a negative offset is an error.
 //   - Search(re): RE2 syntax (package regexp, linear time). Matches are the
 //     leftmost-first, non-overlapping matches that regexp.FindAllIndex would
 //     report over the whole document, empty matches included. It returns the

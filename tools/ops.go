@@ -105,8 +105,10 @@ func (d *Doc) peek(off, n int64) (Slice, error) {
 		return Slice{}, invalidf("peek length %d is negative; ask for 0 to %d characters", n, lim.PeekChars)
 	case n > int64(lim.PeekChars):
 		return Slice{}, limitf("peek length %d exceeds %d; peek smaller slices or search first", n, lim.PeekChars)
-	case off < 0 || off > length:
-		return Slice{}, invalidf("peek offset %d is outside %s, which has %d characters; use 0 ≤ offset ≤ %d (offsets count characters, not bytes)", off, d.name, length, length)
+	case off < 0:
+		return Slice{}, invalidf("peek offset %d is negative; offsets count characters from 0 to %d", off, length)
+	case off > length: // past the end reads as empty, so "peek until empty" loops end
+		return Slice{Ref: d.ref(length, length), Start: length, End: length}, nil
 	}
 	end := min(off+n, length)
 	if end > off {
@@ -217,8 +219,9 @@ func (d *Doc) search(pattern string) (SearchResult, error) {
 			start, end := d.idx.charAt(d.data, m[0]), d.idx.charAt(d.data, m[1])
 			res.Matches = append(res.Matches, Match{
 				Ref: d.ref(start, end), Start: start, End: end,
-				Line: d.idx.lineAt(d.data, m[0]),
-				Text: lineText(d.data, m[0], d.store.lim.LineChars),
+				Line:     d.idx.lineAt(d.data, m[0]),
+				Text:     matchText(d.data[m[0]:m[1]], d.store.lim.LineChars),
+				LineText: lineText(d.data, m[0], d.store.lim.LineChars),
 			})
 		}
 		return nil
@@ -227,6 +230,21 @@ func (d *Doc) search(pattern string) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	return res, nil
+}
+
+// matchText returns the matched bytes as text (invalid UTF-8 as U+FFFD),
+// cut to max characters with "…" when longer.
+func matchText(b []byte, max int) string {
+	out := make([]rune, 0, min(len(b), max))
+	for len(b) > 0 {
+		if len(out) == max {
+			return string(out) + "…"
+		}
+		r, size := utf8.DecodeRune(b) // an invalid byte decodes as U+FFFD of size 1
+		out = append(out, r)
+		b = b[size:]
+	}
+	return string(out)
 }
 
 // lineText returns the line that holds byte s, without its "\n" or "\r\n".

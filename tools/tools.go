@@ -65,14 +65,15 @@ type Slice struct {
 	Text  string `json:"text"`
 }
 
-// Match is one Search hit. Text is the line that holds Start, clipped to
-// Limits.LineChars with "…" marking a cut end.
+// Match is one Search hit. Text is the matched text and LineText the line
+// that holds Start; each is clipped to Limits.LineChars, with "…" marking a cut.
 type Match struct {
-	Ref   string `json:"ref"`
-	Start int64  `json:"start"`
-	End   int64  `json:"end"`
-	Line  int64  `json:"line"`
-	Text  string `json:"text"`
+	Ref      string `json:"ref"`
+	Start    int64  `json:"start"`
+	End      int64  `json:"end"`
+	Line     int64  `json:"line"`
+	Text     string `json:"text"`
+	LineText string `json:"line_text"`
 }
 
 // SearchResult holds the first matches; Total counts all of them.

@@ -90,8 +90,10 @@ func TestPeekErrors(t *testing.T) {
 	}{
 		{0, 50000, ErrLimit, "peek length 50000 exceeds 16000; peek smaller slices or search first"},
 		{0, -1, ErrInvalid, "peek length -1 is negative"},
-		{-1, 1, ErrInvalid, "peek offset -1 is outside ctx0, which has 5 characters"},
-		{6, 1, ErrInvalid, "offsets count characters, not bytes"},
+		{-1, 1, ErrInvalid, "peek offset -1 is negative"},
+	}
+	if sl, err := d.Peek(6, 1); err != nil || sl.Text != "" || sl.Start != 5 {
+		t.Errorf("Peek past the end = %+v, %v; want an empty slice at the end", sl, err)
 	}
 	for _, tc := range tests {
 		_, err := d.Peek(tc.off, tc.n)
@@ -167,14 +169,14 @@ func TestSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Match{
-		{Ref: "ctx0[0:9]", Start: 0, End: 9, Line: 1, Text: "alpha one"},
-		{Ref: "ctx0[33:43]", Start: 33, End: 43, Line: 5, Text: "alpha four"},
+		{Ref: "ctx0[0:9]", Start: 0, End: 9, Line: 1, Text: "alpha one", LineText: "alpha one"},
+		{Ref: "ctx0[33:43]", Start: 33, End: 43, Line: 5, Text: "alpha four", LineText: "alpha four"},
 	}
 	if res.Total != 2 || res.Capped || len(res.Matches) != 2 || res.Matches[0] != want[0] || res.Matches[1] != want[1] {
 		t.Fatalf("Search = %+v, want %+v", res, want)
 	}
 	res, err = d.Search(`(?m)^γ\pL+`)
-	if err != nil || res.Total != 1 || res.Matches[0].Line != 3 || res.Matches[0].Text != "γάμμα three" ||
+	if err != nil || res.Total != 1 || res.Matches[0].Line != 3 || res.Matches[0].Text != "γάμμα" || res.Matches[0].LineText != "γάμμα three" ||
 		res.Matches[0].Start != 20 || res.Matches[0].End != 25 {
 		t.Fatalf("Search unicode = %+v, %v", res, err)
 	}
@@ -217,16 +219,19 @@ func TestSearchLongLineText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Matches[0].Text; got != "short NEEDLE line" {
+	if got := res.Matches[0].Text; got != "NEEDLE" {
+		t.Errorf("match text = %q, want NEEDLE", got)
+	}
+	if got := res.Matches[0].LineText; got != "short NEEDLE line" {
 		t.Errorf("short line text = %q", got)
 	}
 	want := "…" + strings.Repeat("x", 20) + "NEEDLE" + strings.Repeat("y", 74) + "…"
-	if got := res.Matches[1].Text; got != want {
+	if got := res.Matches[1].LineText; got != want {
 		t.Errorf("long line text = %q, want %q", got, want)
 	}
 	_, d = openText(t, "ab NEEDLE "+strings.Repeat("z", 500), Limits{LineChars: 20})
 	res, _ = d.Search(`NEEDLE`)
-	if got := res.Matches[0].Text; got != "ab NEEDLE zzzzzzzzzz…" {
+	if got := res.Matches[0].LineText; got != "ab NEEDLE zzzzzzzzzz…" {
 		t.Errorf("head window text = %q", got)
 	}
 }
@@ -513,7 +518,7 @@ func TestSingleHugeLine(t *testing.T) {
 	}
 	res, err := d.Search(`MARK\d+`)
 	if err != nil || res.Total != 1 || res.Matches[0].Start != 50_000_000 || res.Matches[0].Line != 1 ||
-		utf8.RuneCountInString(res.Matches[0].Text) != DefaultLineChars+2 {
+		res.Matches[0].Text != "MARK42" || utf8.RuneCountInString(res.Matches[0].LineText) != DefaultLineChars+2 {
 		t.Fatalf("Search = %+v, %v", res, err)
 	}
 	if n, err := d.Count(`j`); err != nil || n != 10_000_000 {

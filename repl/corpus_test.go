@@ -1,0 +1,134 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/corpus"
+	"github.com/rlm-sandbox/rlm/fault"
+)
+
+const canarySecret = "CANARY-7c1e-do-not-leak"
+
+// realOptions starts workers that run the real engines over the sample context.
+func realOptions(t *testing.T, lang string) Options {
+	t.Helper()
+	dir := t.TempDir()
+	sample, err := corpus.Context("sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxFile := filepath.Join(dir, "sample.txt")
+	if err := os.WriteFile(ctxFile, sample, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions("real:none")
+	o.Lang, o.Contexts, o.AllowDegraded = lang, []string{ctxFile}, true
+	o.CellTimeout, o.KillGrace = 3*time.Second, 200*time.Millisecond
+	return o
+}
+
+// TestCorpusBenignThroughSessions runs every benign program of a language through the whole
+// pipeline in a real worker and compares its output or FINAL with the header.
+func TestCorpusBenignThroughSessions(t *testing.T) {
+	cases, err := corpus.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"js"} {
+		pass := 0
+		for _, c := range cases {
+			if c.Lang != lang || c.Escape {
+				continue
+			}
+			// A session per program: each gets the whole per-session tool budget.
+			s := open(t, realOptions(t, lang))
+			r := s.Exec(context.Background(), string(c.Source))
+			s.Close()
+			got := strings.TrimSuffix(r.Stdout, "\n")
+			switch {
+			case r.Err != nil:
+				t.Errorf("%s: %v", c.Name, r.Err)
+			case c.Final != "" && (r.Final == nil || *r.Final != c.Final):
+				t.Errorf("%s: FINAL %q, want %q", c.Name, deref(r.Final), c.Final)
+			case c.Want != "" && got != c.Want:
+				t.Errorf("%s: printed %q, want %q", c.Name, got, c.Want)
+			default:
+				pass++
+			}
+		}
+		t.Logf("%s: %d benign programs give their expected answer in one session", lang, pass)
+	}
+}
+
+// TestCorpusEscapesThroughSessions runs every escape twice: with the validator on it must be
+// rejected; with it off, the lower layers must contain it: the canary never shows, and the
+// session answers the next cell whatever the escape did (crash, hang, tampering).
+func TestCorpusEscapesThroughSessions(t *testing.T) {
+	cases, err := corpus.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(canary, []byte(canarySecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{"CANARY": canary, "OUTSIDE": filepath.Join(t.TempDir(), "pwned"), "ADDR": "127.0.0.1:9", "HOST": "127.0.0.1", "PORT": "9"}
+	for _, lang := range []string{"js"} {
+		on := open(t, realOptions(t, lang))
+		offOpts := realOptions(t, lang)
+		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
+		off := open(t, offOpts)
+		rejected, contained := 0, 0
+		for _, c := range cases {
+			if c.Lang != lang || !c.Escape {
+				continue
+			}
+			src := string(c.Render(values))
+			if r := on.Exec(context.Background(), src); errors.Is(r.Err, fault.Rejected) {
+				rejected++
+			} else {
+				t.Errorf("%s: validator on: want rejected, got %v", c.Name, r.Err)
+			}
+			r := off.Exec(context.Background(), src)
+			if leaked(r) {
+				t.Errorf("%s: validator off: the canary leaked: %q", c.Name, r.Stdout)
+				continue
+			}
+			if _, err := os.Stat(values["OUTSIDE"]); err == nil {
+				t.Errorf("%s: validator off: wrote outside the workspace", c.Name)
+				os.Remove(values["OUTSIDE"])
+				continue
+			}
+			if next := off.Exec(context.Background(), `print(1 + 1)`); strings.TrimSpace(next.Stdout) != "2" {
+				t.Errorf("%s: validator off: the next cell failed: %q %v %v", c.Name, next.Stdout, next.Err, next.Lost)
+				continue
+			}
+			contained++
+		}
+		t.Logf("%s: %d escapes rejected with the validator on; %d contained with it off", lang, rejected, contained)
+	}
+}
+
+func leaked(r Result) bool {
+	s := r.Stdout
+	if r.Final != nil {
+		s += *r.Final
+	}
+	if r.Err != nil {
+		s += r.Err.Error()
+	}
+	return strings.Contains(s, canarySecret)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<none>"
+	}
+	return *s
+}

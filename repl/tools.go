@@ -1,0 +1,122 @@
+package repl
+
+import (
+	"errors"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
+)
+
+// localTools serves the context tools inside the worker, from memory-mapped context files that
+// the worker's Landlock rules allow it to read. Everything else goes to the parent.
+type localTools struct {
+	store *tools.Store
+}
+
+func openLocalTools(cfg WorkerConfig) (*localTools, error) {
+	if len(cfg.Contexts) == 0 {
+		return &localTools{}, nil
+	}
+	lim := tools.Limits{}
+	st, err := tools.Open(cfg.Contexts, lim, tools.NewBudget(lim))
+	if err != nil {
+		return nil, err
+	}
+	return &localTools{store: st}, nil
+}
+
+// contextTools are the API functions served by localTools; their first argument is a context.
+var contextTools = map[string]bool{"length": true, "peek": true, "search": true, "count": true, "chunk": true}
+
+// call runs a context tool. handled is false for names it does not serve.
+func (t *localTools) call(name string, args []any) (result any, handled bool, err error) {
+	if !contextTools[name] {
+		return nil, false, nil
+	}
+	if t.store == nil {
+		return nil, true, fault.New(fault.Logic, "%s: this session has no context; start it with --ctx FILE", name)
+	}
+	doc, err := t.doc(args)
+	if err != nil {
+		return nil, true, err
+	}
+	switch name {
+	case "length":
+		return doc.Length(), true, nil
+	case "peek":
+		s, err := doc.Peek(intArg(args, 1), intArg(args, 2))
+		return s.Text, true, toolErr(err)
+	case "count":
+		n, err := doc.Count(strArg(args, 1))
+		return n, true, toolErr(err)
+	case "search":
+		r, err := doc.Search(strArg(args, 1))
+		return matches(r), true, toolErr(err)
+	default: // chunk
+		spans, err := doc.Chunk(intArg(args, 1), intArg(args, 2))
+		return spansOf(spans), true, toolErr(err)
+	}
+}
+
+// doc resolves the context argument: "context" (or "ctx0") is the first file, "ctxN" the others.
+func (t *localTools) doc(args []any) (*tools.Doc, error) {
+	name := "ctx0"
+	if len(args) > 0 {
+		if s, ok := args[0].(string); ok && s != "context" {
+			name = s
+		}
+	}
+	return t.store.Doc(name)
+}
+
+func matches(r tools.SearchResult) []any {
+	out := make([]any, len(r.Matches))
+	for i, m := range r.Matches {
+		out[i] = map[string]any{"start": m.Start, "end": m.End, "line": m.Line, "text": m.Text, "line_text": m.LineText, "ref": m.Ref}
+	}
+	return out
+}
+
+func spansOf(spans []tools.Span) []any {
+	out := make([]any, len(spans))
+	for i, s := range spans {
+		out[i] = map[string]any{"index": int64(s.Index), "start": s.Start, "end": s.End, "ref": s.Ref}
+	}
+	return out
+}
+
+func intArg(args []any, i int) int64 {
+	if i >= len(args) {
+		return 0
+	}
+	switch v := args[i].(type) {
+	case int64:
+		return v
+	case int:
+		return int64(v)
+	case float64:
+		return int64(v)
+	}
+	return 0
+}
+
+func strArg(args []any, i int) string {
+	if i < len(args) {
+		if s, ok := args[i].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// toolErr gives tool errors a fault kind: exhausted budgets and caps are limits, the rest are
+// errors in how the tool was called.
+func toolErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tools.ErrLimit):
+		return fault.Wrap(fault.Limit, err, "")
+	}
+	return fault.Wrap(fault.Code, err, "")
+}
