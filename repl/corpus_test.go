@@ -15,7 +15,35 @@ import (
 
 const canarySecret = "CANARY-7c1e-do-not-leak"
 
-// realOptions starts workers that run the real engines over the sample context.
+// confinedOptions starts fully confined workers (every sandbox layer this machine has) running
+// the real engines over the sample context. The context lives in a world-readable directory,
+// because the worker runs as an unprivileged uid.
+func confinedOptions(t *testing.T, lang string) Options {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "rlm-repl-ctx-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sample, err := corpus.Context("sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxFile := filepath.Join(dir, "sample.txt")
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ctxFile, sample, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Options{
+		Lang: lang, Contexts: []string{ctxFile}, AllowDegraded: true,
+		CellTimeout: 3 * time.Second, KillGrace: 200 * time.Millisecond, MaxBackoff: 10 * time.Millisecond,
+		Worker: WorkerCommand{Args: []string{"-test.run=^$"}, Env: []string{"RLM_REPL_TEST_WORKER=confined"}},
+	}
+}
+
+// realOptions starts unconfined workers that run the real engines over the sample context.
 func realOptions(t *testing.T, lang string) Options {
 	t.Helper()
 	dir := t.TempDir()
@@ -67,8 +95,9 @@ func TestCorpusBenignThroughSessions(t *testing.T) {
 }
 
 // TestCorpusEscapesThroughSessions runs every escape twice: with the validator on it must be
-// rejected; with it off, the lower layers must contain it: the canary never shows, and the
-// session answers the next cell whatever the escape did (crash, hang, tampering).
+// rejected; with it off, in a confined worker, the lower layers must contain it: the canary never
+// shows, nothing is written outside, and the session answers the next cell whatever the escape
+// did (crash, hang, tampering).
 func TestCorpusEscapesThroughSessions(t *testing.T) {
 	cases, err := corpus.Load()
 	if err != nil {
@@ -80,8 +109,8 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 	}
 	values := map[string]string{"CANARY": canary, "OUTSIDE": filepath.Join(t.TempDir(), "pwned"), "ADDR": "127.0.0.1:9", "HOST": "127.0.0.1", "PORT": "9"}
 	for _, lang := range []string{"js"} {
-		on := open(t, realOptions(t, lang))
-		offOpts := realOptions(t, lang)
+		on := open(t, realOptions(t, lang)) // the validator alone
+		offOpts := confinedOptions(t, lang) // the runtime and OS layers alone
 		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
 		off := open(t, offOpts)
 		rejected, contained := 0, 0
@@ -131,4 +160,19 @@ func deref(s *string) string {
 		return "<none>"
 	}
 	return *s
+}
+
+// TestConfinedWorker runs the real engine in a fully confined worker: the layers are applied,
+// the context is readable, and a cell reads it through the tools.
+func TestConfinedWorker(t *testing.T) {
+	s := open(t, confinedOptions(t, "js"))
+	iso := s.Isolation()
+	t.Logf("isolation: %s\n%s", iso.Verdict, strings.Join(iso.Layers, "\n"))
+	if !strings.HasPrefix(iso.Verdict, "full") && !strings.HasPrefix(iso.Verdict, "degraded") {
+		t.Fatalf("verdict %q: the sandbox layers were not applied", iso.Verdict)
+	}
+	r := s.Exec(context.Background(), `print(length(context), count(context, "ERROR"))`)
+	if r.Err != nil || strings.TrimSpace(r.Stdout) != "7362 9" {
+		t.Fatalf("cell in a confined worker: %q %v", r.Stdout, r.Err)
+	}
 }

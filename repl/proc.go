@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/sandbox"
 )
 
 // workerProc is one running worker process.
@@ -30,9 +31,10 @@ func startWorker(ctx context.Context, o Options) (*workerProc, *readyMsg, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(wc.Path, wc.Args...)
-	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd, err := workerCmd(o, wc)
+	if err != nil {
+		return nil, nil, err
+	}
 	w := &workerProc{cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, msgs: make(chan message, 16), exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
@@ -54,6 +56,24 @@ func startWorker(ctx context.Context, o Options) (*workerProc, *readyMsg, error)
 		return nil, nil, err
 	}
 	return w, ready, nil
+}
+
+// workerCmd builds the worker's command: confined by the sandbox package (namespaces where the
+// machine has them, Pdeathsig, its own process group, a minimal environment), or, with
+// Options.Unconfined, a plain child in its own process group.
+func workerCmd(o Options, wc WorkerCommand) (*exec.Cmd, error) {
+	if o.Unconfined {
+		cmd := exec.Command(wc.Path, wc.Args...)
+		cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return cmd, nil
+	}
+	// The worker outlives Open's context: its lifetime is the Session's, ended by Close or a kill.
+	return sandbox.Command(context.Background(), sandbox.Config{
+		AllowDegraded: o.AllowDegraded,
+		ReadFiles:     o.Contexts, ReadDirs: o.Roots, Workspace: o.Workspace,
+		Path: wc.Path, Args: wc.Args, Env: wc.Env,
+	})
 }
 
 func (w *workerProc) handshake(ctx context.Context, o Options) (*readyMsg, error) {

@@ -18,6 +18,13 @@ import (
 // The test binary doubles as the worker: with RLM_REPL_TEST_WORKER set it serves the protocol
 // with a fake engine whose one-line commands exercise the session machinery.
 func TestMain(m *testing.M) {
+	if os.Getenv("RLM_REPL_TEST_WORKER") == "confined" {
+		if err := Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if v := os.Getenv("RLM_REPL_TEST_WORKER"); v != "" {
 		err := ServeWorker(os.Stdin, os.Stdout, func(cfg WorkerConfig, host engine.Host) (Runner, Isolation, error) {
 			if real, ok := strings.CutPrefix(v, "real:"); ok {
@@ -94,9 +101,9 @@ func (h *countingHost) Call(_ context.Context, name string, args []any) (any, er
 }
 
 func testOptions(verdict string) Options {
-	exe, _ := os.Executable()
 	return Options{
-		Worker:      WorkerCommand{Path: exe, Args: []string{"-test.run=^$"}, Env: []string{"RLM_REPL_TEST_WORKER=" + verdict}},
+		Unconfined:  true,
+		Worker:      WorkerCommand{Args: []string{"-test.run=^$"}, Env: []string{"RLM_REPL_TEST_WORKER=" + verdict}},
 		CellTimeout: 2 * time.Second, KillGrace: 50 * time.Millisecond, MaxBackoff: 10 * time.Millisecond,
 	}
 }
@@ -231,14 +238,14 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-func TestDegradedIsolationIsRefusedUnlessAllowed(t *testing.T) {
-	o := testOptions("degraded(landlock)")
+func TestUnconfinedWorkerIsRefusedUnlessAllowed(t *testing.T) {
+	o := testOptions("none")
 	if _, err := Open(context.Background(), o); !errors.Is(err, fault.Denied) || !strings.Contains(err.Error(), "--allow-degraded") {
 		t.Fatalf("want a denied error naming --allow-degraded, got %v", err)
 	}
 	o.AllowDegraded = true
 	s := open(t, o)
-	if got := s.Isolation().Verdict; got != "degraded(landlock)" {
+	if got := s.Isolation().Verdict; got != "none" {
 		t.Errorf("Isolation() = %q", got)
 	}
 }

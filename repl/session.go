@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -25,7 +24,8 @@ type Options struct {
 	OutputCap   int           // characters of output per cell (default engine.OutputCap)
 	NoValidate  bool          // run cells without the validator, to test the lower layers alone
 
-	AllowDegraded bool        // run even when the worker reports missing confinement layers
+	AllowDegraded bool        // run even below the minimum confinement (the worker refuses otherwise)
+	Unconfined    bool        // start the worker without the sandbox layers (tests of the upper layers only)
 	Host          engine.Host // serves the worker's host calls (llm_query); nil refuses them
 
 	MaxRestarts   int           // deaths within RestartWindow before the session is degraded (default 5)
@@ -128,9 +128,10 @@ func (s *Session) start(ctx context.Context) error {
 		return err
 	}
 	s.w, s.iso = w, Isolation{Verdict: ready.Isolation, Layers: ready.Layers}
-	if ready.Isolation != "full" && !s.opts.AllowDegraded {
+	// Below the minimum the worker itself refuses; a worker with no layers at all is refused here.
+	if ready.Isolation == "none" && !s.opts.AllowDegraded {
 		w.kill()
-		return fault.New(fault.Denied, "confinement is %s on this machine; refusing to run untrusted code (pass --allow-degraded to run anyway)", ready.Isolation)
+		return fault.New(fault.Denied, "the worker runs with no confinement layers; refusing to run untrusted code (pass --allow-degraded to run anyway)")
 	}
 	return nil
 }
@@ -265,18 +266,14 @@ func (s *Session) Close() error {
 
 // WorkerCommand says how to start a worker process.
 type WorkerCommand struct {
-	Path string   // default: os.Executable()
+	Path string   // default: /proc/self/exe (this binary, reachable even by an unprivileged worker)
 	Args []string // default: ["__worker"]
 	Env  []string // extra environment entries; the worker otherwise gets only PATH
 }
 
 func (c WorkerCommand) resolve() (WorkerCommand, error) {
 	if c.Path == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return c, fmt.Errorf("locating the rlm binary for the worker: %w", err)
-		}
-		c.Path = exe
+		c.Path = "/proc/self/exe"
 	}
 	if c.Args == nil {
 		c.Args = []string{"__worker"}
