@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -26,12 +27,12 @@ type workerProc struct {
 }
 
 // startWorker starts a worker in its own process group, sends init and waits for ready.
-func startWorker(ctx context.Context, o Options) (*workerProc, *readyMsg, error) {
+func startWorker(ctx context.Context, o Options, files []*os.File) (*workerProc, *readyMsg, error) {
 	wc, err := o.Worker.resolve()
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd, err := workerCmd(o, wc)
+	cmd, err := workerCmd(o, wc, files)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,7 +51,7 @@ func startWorker(ctx context.Context, o Options) (*workerProc, *readyMsg, error)
 	}
 	w.stdin, w.conn = stdin, newConn(stdout, stdin)
 	go w.pump()
-	ready, err := w.handshake(ctx, o)
+	ready, err := w.handshake(ctx, o, len(files))
 	if err != nil {
 		w.kill()
 		return nil, nil, err
@@ -61,24 +62,32 @@ func startWorker(ctx context.Context, o Options) (*workerProc, *readyMsg, error)
 // workerCmd builds the worker's command: confined by the sandbox package (namespaces where the
 // machine has them, Pdeathsig, its own process group, a minimal environment), or, with
 // Options.Unconfined, a plain child in its own process group.
-func workerCmd(o Options, wc WorkerCommand) (*exec.Cmd, error) {
+//
+// The context files are passed as open descriptors (3, 4, ...), so Landlock grants the worker no
+// path to them and an unprivileged worker can read files only the parent could open.
+func workerCmd(o Options, wc WorkerCommand, files []*os.File) (*exec.Cmd, error) {
 	if o.Unconfined {
 		cmd := exec.Command(wc.Path, wc.Args...)
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.ExtraFiles = files
 		return cmd, nil
 	}
 	// The worker outlives Open's context: its lifetime is the Session's, ended by Close or a kill.
 	return sandbox.Command(context.Background(), sandbox.Config{
 		AllowDegraded: o.AllowDegraded,
-		ReadFiles:     o.Contexts, ReadDirs: o.Roots, Workspace: o.Workspace,
-		Path: wc.Path, Args: wc.Args, Env: wc.Env,
+		ReadDirs:      o.Roots, Workspace: o.Workspace,
+		Path: wc.Path, Args: wc.Args, Env: wc.Env, ExtraFiles: files,
 	})
 }
 
-func (w *workerProc) handshake(ctx context.Context, o Options) (*readyMsg, error) {
+func (w *workerProc) handshake(ctx context.Context, o Options, nfiles int) (*readyMsg, error) {
+	fds := make([]int, nfiles)
+	for i := range fds {
+		fds[i] = 3 + i
+	}
 	init := &initMsg{
-		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, Roots: o.Roots,
+		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: fds, Roots: o.Roots,
 		Workspace: o.Workspace, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(),
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {

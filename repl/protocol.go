@@ -42,7 +42,8 @@ type message struct {
 type initMsg struct {
 	Lang        string   `json:"lang"`
 	Validate    bool     `json:"validate"`
-	Contexts    []string `json:"contexts"`
+	Contexts    []string `json:"contexts"`    // the context files' names, for messages
+	ContextFDs  []int    `json:"context_fds"` // the descriptors they are open on in the worker
 	Roots       []string `json:"roots"`
 	Workspace   string   `json:"workspace"`
 	OutputCap   int      `json:"output_cap"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -95,6 +96,7 @@ type Session struct {
 	degraded error
 	nextID   int64
 	iso      Isolation
+	files    []*os.File // the context files, open for the session's lifetime
 }
 
 // entry is one successful cell and the host results it consumed.
@@ -109,10 +111,26 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.opts.Lang != "go" && s.opts.Lang != "js" {
 		return nil, fmt.Errorf("unknown language %q: use go or js", s.opts.Lang)
 	}
+	for _, p := range s.opts.Contexts {
+		f, err := os.Open(p)
+		if err != nil {
+			s.closeFiles()
+			return nil, fmt.Errorf("context file: %w", err)
+		}
+		s.files = append(s.files, f)
+	}
 	if err := s.start(ctx); err != nil {
+		s.closeFiles()
 		return nil, err
 	}
 	return s, nil
+}
+
+func (s *Session) closeFiles() {
+	for _, f := range s.files {
+		f.Close()
+	}
+	s.files = nil
 }
 
 // Isolation reports the confinement layers of the current worker.
@@ -123,7 +141,7 @@ func (s *Session) Isolation() Isolation {
 }
 
 func (s *Session) start(ctx context.Context) error {
-	w, ready, err := startWorker(ctx, s.opts)
+	w, ready, err := startWorker(ctx, s.opts, s.files)
 	if err != nil {
 		return err
 	}
@@ -261,6 +279,7 @@ func (s *Session) Close() error {
 		s.w.shutdown()
 		s.w = nil
 	}
+	s.closeFiles()
 	return nil
 }
 

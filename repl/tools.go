@@ -2,6 +2,8 @@ package repl
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
@@ -13,12 +15,26 @@ type localTools struct {
 	store *tools.Store
 }
 
+// openLocalTools maps the context files from the descriptors the worker inherited: a confined
+// worker may not be able to open them by path (it runs as an unprivileged uid, and Landlock grants
+// it no path to them).
 func openLocalTools(cfg WorkerConfig) (*localTools, error) {
-	if len(cfg.Contexts) == 0 {
+	if len(cfg.ContextFDs) == 0 {
 		return &localTools{}, nil
 	}
+	files := make([]*os.File, len(cfg.ContextFDs))
+	for i, fd := range cfg.ContextFDs {
+		name := fmt.Sprintf("fd%d", fd)
+		if i < len(cfg.Contexts) {
+			name = cfg.Contexts[i]
+		}
+		files[i] = os.NewFile(uintptr(fd), name)
+	}
 	lim := tools.Limits{}
-	st, err := tools.Open(cfg.Contexts, lim, tools.NewBudget(lim))
+	st, err := tools.OpenFiles(files, lim, tools.NewBudget(lim))
+	for _, f := range files {
+		f.Close() // the mappings outlive the descriptors
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ type WorkerConfig struct {
 	Lang        string
 	Validate    bool
 	Contexts    []string
+	ContextFDs  []int // inherited descriptors of the context files, in order
 	Roots       []string
 	Workspace   string
 	OutputCap   int
@@ -68,7 +69,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 
 func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
-		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, Roots: m.Roots,
+		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, Roots: m.Roots,
 		Workspace: m.Workspace, OutputCap: m.OutputCap,
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond,
 	}

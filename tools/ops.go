@@ -47,6 +47,11 @@ func openDoc(s *Store, name, path string) (*Doc, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return fileDoc(s, name, abs, f)
+}
+
+// fileDoc maps an open file; the mapping stays valid after f is closed.
+func fileDoc(s *Store, name, path string, f *os.File) (*Doc, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -63,7 +68,7 @@ func openDoc(s *Store, name, path string) (*Doc, error) {
 		unmapFile(data)
 		return nil, err
 	}
-	return &Doc{name: name, path: abs, store: s, data: data, idx: idx}, nil
+	return &Doc{name: name, path: path, store: s, data: data, idx: idx}, nil
 }
 
 func (d *Doc) close() error {

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,20 @@ type Doc struct {
 // Open maps the files read-only and indexes them. A nil budget means a new
 // one from lim. Path checks (allowed roots) are the caller's business.
 func Open(paths []string, lim Limits, budget *Budget) (*Store, error) {
+	return open(len(paths), lim, budget, func(s *Store, i int) (*Doc, error) {
+		return openDoc(s, "ctx"+strconv.Itoa(i), paths[i])
+	})
+}
+
+// OpenFiles is Open for files that are already open, such as descriptors a confined worker
+// inherited for files it may not open by path. The caller keeps ownership of files.
+func OpenFiles(files []*os.File, lim Limits, budget *Budget) (*Store, error) {
+	return open(len(files), lim, budget, func(s *Store, i int) (*Doc, error) {
+		return fileDoc(s, "ctx"+strconv.Itoa(i), files[i].Name(), files[i])
+	})
+}
+
+func open(n int, lim Limits, budget *Budget, doc func(*Store, int) (*Doc, error)) (*Store, error) {
 	if err := lim.validate(); err != nil {
 		return nil, err
 	}
@@ -128,8 +143,8 @@ func Open(paths []string, lim Limits, budget *Budget) (*Store, error) {
 	if s.budget == nil {
 		s.budget = NewBudget(lim)
 	}
-	for i, p := range paths {
-		d, err := openDoc(s, "ctx"+strconv.Itoa(i), p)
+	for i := range n {
+		d, err := doc(s, i)
 		if err != nil {
 			s.Close()
 			return nil, err

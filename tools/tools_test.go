@@ -539,3 +539,28 @@ func fmtSscanSuggest(err error, need *int64) (int, error) {
 	}
 	return fmt.Sscan(err.Error()[i+len("use size ≥ "):], need)
 }
+
+func TestOpenFilesUsesTheOpenDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.txt")
+	if err := os.WriteFile(path, []byte("héllo\nworld\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Remove(path); err != nil { // the path is gone; the descriptor still reads
+		t.Fatal(err)
+	}
+	s, err := OpenFiles([]*os.File{f}, Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := s.Docs()[0]
+	if sl, err := d.Peek(0, 5); err != nil || sl.Text != "héllo" || d.Length() != 12 {
+		t.Fatalf("Peek = %q, %v; Length %d", sl.Text, err, d.Length())
+	}
+}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -11,10 +14,37 @@ import (
 // testdata/script drive the real CLI code paths, exit codes and output streams.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"rlm": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"rlm":        func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"rlm-worker": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }, // a Session's worker
 	})
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{
+		Dir:  "testdata/script",
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits},
+	})
+}
+
+// exits CODE CMD ARGS... runs a command and fails unless it exits with CODE; its output is
+// available to the next stdout/stderr checks.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
 }
