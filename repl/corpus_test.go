@@ -68,7 +68,7 @@ func TestCorpusBenignThroughSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lang := range []string{"js"} {
+	for _, lang := range []string{"go", "js"} {
 		pass := 0
 		for _, c := range cases {
 			if c.Lang != lang || c.Escape {
@@ -108,7 +108,7 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := map[string]string{"CANARY": canary, "OUTSIDE": filepath.Join(t.TempDir(), "pwned"), "ADDR": "127.0.0.1:9", "HOST": "127.0.0.1", "PORT": "9"}
-	for _, lang := range []string{"js"} {
+	for _, lang := range []string{"go", "js"} {
 		on := open(t, realOptions(t, lang)) // the validator alone
 		offOpts := confinedOptions(t, lang) // the runtime and OS layers alone
 		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
@@ -134,7 +134,7 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 				os.Remove(values["OUTSIDE"])
 				continue
 			}
-			if next := off.Exec(context.Background(), `print(1 + 1)`); strings.TrimSpace(next.Stdout) != "2" {
+			if next := off.Exec(context.Background(), `print(1 + 1)`); strings.TrimSpace(next.Stdout) != "2" && !retry(off, &next) {
 				t.Errorf("%s: validator off: the next cell failed: %q %v %v", c.Name, next.Stdout, next.Err, next.Lost)
 				continue
 			}
@@ -175,4 +175,11 @@ func TestConfinedWorker(t *testing.T) {
 	if r.Err != nil || strings.TrimSpace(r.Stdout) != "7362 9" {
 		t.Fatalf("cell in a confined worker: %q %v", r.Stdout, r.Err)
 	}
+}
+
+// retry gives a session whose worker was killed by the previous cell one more cell; a replay of
+// a journal may itself be cut short by a cell that now fails differently.
+func retry(s *Session, r *Result) bool {
+	*r = s.Exec(context.Background(), `print(1 + 1)`)
+	return strings.TrimSpace(r.Stdout) == "2"
 }

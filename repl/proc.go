@@ -145,7 +145,11 @@ func (w *workerProc) exec(ctx context.Context, id int64, code string, replay boo
 			}
 			if m.Op == "result" && m.ID == id && m.Result != nil {
 				w.vars = m.Result.Vars
-				return resultOf(m.Result), m.Calls, nil
+				res := resultOf(m.Result)
+				if m.Result.Background {
+					res.Unreplayable = true
+				}
+				return res, m.Calls, nil
 			}
 		case <-hard.C:
 			w.kill()

@@ -71,6 +71,9 @@ type cellResult struct {
 	Final     *string    `json:"final,omitempty"`
 	Err       *errorInfo `json:"error,omitempty"`
 	Vars      []string   `json:"vars,omitempty"`
+	// Background is set when the cell left goroutines running: it cannot be replayed
+	// deterministically (a goroutine that panics later would kill every rebuilt worker).
+	Background bool `json:"background,omitempty"`
 }
 
 // errorInfo is an error as it crosses the protocol: a fault kind, a message, a position.

@@ -79,6 +79,8 @@ func (f *fakeRunner) Run(ctx context.Context, src []byte, _ bool) engine.Result 
 		case "crash": // a Go fatal error no recover can catch
 			go func() { panic("boom in a goroutine") }()
 			time.Sleep(time.Second)
+		case "bg": // leaves a goroutine that kills the worker a little later
+			go func() { time.Sleep(100 * time.Millisecond); panic("late panic in a goroutine") }()
 		case "hang": // a native call that ignores the soft deadline
 			select {}
 		case "spin":
@@ -255,5 +257,22 @@ func TestHostCallsRefusedWithoutHost(t *testing.T) {
 	r := run(t, s, "ask x")
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "llm_query is not available") {
 		t.Fatalf("want a clear refusal, got %v", r.Err)
+	}
+}
+
+// TestBackgroundCellIsNotReplayed: a cell that leaves a goroutine behind, which then kills the
+// worker, must not poison the journal: the rebuilt session works.
+func TestBackgroundCellIsNotReplayed(t *testing.T) {
+	s := open(t, testOptions("full"))
+	run(t, s, "set x 3")
+	r := run(t, s, "bg")
+	if !r.Unreplayable {
+		t.Fatalf("a cell that left a goroutine running must be marked unreplayable: %+v", r)
+	}
+	time.Sleep(300 * time.Millisecond) // the goroutine panics and the worker dies
+	for i := 0; i < 3; i++ {
+		if r := run(t, s, "print x"); r.Stdout != "3\n" {
+			t.Fatalf("cell %d after the background crash: %q %v %v", i, r.Stdout, r.Err, r.Lost)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/engine/golang"
 	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -15,6 +16,12 @@ import (
 // layers are applied.
 func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 	switch cfg.Lang {
+	case "go":
+		e, err := golang.New(golang.Config{OutputCap: cfg.OutputCap}, host)
+		if err != nil {
+			return nil, err
+		}
+		return &goRunner{e: e}, nil
 	case "js":
 		e, err := js.New(js.Config{OutputCap: cfg.OutputCap}, host)
 		if err != nil {
@@ -40,6 +47,24 @@ func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 }
 
 func (r *jsRunner) Vars() []string { return r.e.Vars() }
+
+// goRunner validates each cell into the interpreter's own FileSet (yaegi keys declarations by
+// position) and runs that AST. Every cell has the same file name, so imports persist.
+type goRunner struct{ e *golang.Engine }
+
+func (r *goRunner) Run(ctx context.Context, src []byte, validate bool) engine.Result {
+	opts := append(parseOpts(validate), validator.GoFileSet(r.e.FileSet()))
+	res, err := validator.Validate(validator.Go, "cell.go", src, validator.Policy{}, opts...)
+	if err != nil {
+		return engine.Result{Err: err}
+	}
+	if res.Go == nil || len(res.Findings) > 0 {
+		return engine.Result{Err: rejection(res.Findings)}
+	}
+	return r.e.Exec(ctx, res.Go)
+}
+
+func (r *goRunner) Vars() []string { return r.e.Vars() }
 
 func parseOpts(validate bool) []validator.Option {
 	if validate {

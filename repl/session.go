@@ -83,6 +83,10 @@ type Result struct {
 	// journal of earlier successful cells. Lost is set when that replay failed, with why.
 	Rebuilt bool
 	Lost    error
+
+	// Unreplayable is set when the cell left work running in the background (goroutines): it is
+	// kept out of the journal, so a rebuilt session will not have what it did.
+	Unreplayable bool
 }
 
 // Session is a REPL session backed by one confined worker at a time.
@@ -180,7 +184,7 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 		}
 		return res
 	}
-	if res.Err == nil {
+	if res.Err == nil && !res.Unreplayable {
 		s.journal = append(s.journal, entry{code: code, calls: calls})
 	}
 	res.Rebuilt, res.Lost = pre.Rebuilt, pre.Lost
@@ -248,13 +252,17 @@ func (s *Session) replay(ctx context.Context) Result {
 		if err == nil {
 			err = res.Err
 		}
+		if death != nil {
+			// The cell killed the new worker too: drop it, so the next rebuild gets past it.
+			lost := fmt.Errorf("replaying cell %d of %d killed the worker, so it was dropped from the journal: %w", i+1, len(s.journal), death)
+			s.journal = append(s.journal[:i:i], s.journal[i+1:]...)
+			s.w.kill()
+			s.w = nil
+			return Result{Rebuilt: i > 0, Lost: lost}
+		}
 		if err != nil {
 			lost := fmt.Errorf("state rebuilt up to cell %d of %d; replaying cell %d failed: %w", i, len(s.journal), i+1, err)
 			s.journal = s.journal[:i]
-			if death != nil {
-				s.w.kill()
-				s.w = nil
-			}
 			return Result{Rebuilt: i > 0, Lost: lost}
 		}
 	}

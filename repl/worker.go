@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -144,11 +145,24 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) *cellResul
 		ctx, cancel = context.WithTimeout(ctx, cfg.SoftTimeout)
 		defer cancel()
 	}
+	before := runtime.NumGoroutine()
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: runner.Vars(),
+		Err: errorInfoOf(r.Err), Vars: runner.Vars(), Background: leftRunning(before),
 	}
+}
+
+// leftRunning reports whether more goroutines run than before the cell, after giving the
+// engine's own per-cell goroutines a moment to end.
+func leftRunning(before int) bool {
+	for i := 0; i < 20; i++ {
+		if runtime.NumGoroutine() <= before {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }
 
 func finalValue(f *engine.Final) *string {

@@ -1,0 +1,252 @@
+package golang
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// Error is the error of a failed cell: its kind, the position in the cell it refers to (Line 0
+// when unknown) and a message for the model.
+type Error struct {
+	Kind fault.Kind
+	Pos  validator.Position
+	Msg  string
+	Err  error // the underlying cause, if any
+
+	compile bool
+}
+
+func (e *Error) Error() string {
+	if e.Pos.Line > 0 {
+		return e.Pos.String() + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// Is makes errors.Is(err, fault.Code) (or the error's kind) true.
+func (e *Error) Is(target error) bool {
+	k, ok := target.(fault.Kind)
+	return ok && k == e.Kind
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func isCompileError(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.compile
+}
+
+// cell runs the parts of one unit.
+type cell struct {
+	e       *Engine
+	u       *validator.GoUnit
+	marks   []token.Pos // the top-level statements' positions (see desugarer.body)
+	structs []string    // names of the struct types declared so far (see typeNamer)
+}
+
+// decls compiles and runs the unit's declarations, skipping imports this file name already has
+// (yaegi scopes imports by file name and rejects a second import of a compiled package).
+func (c *cell) decls(ctx context.Context) error {
+	f := c.u.Decls
+	file := filepath.Base(c.u.Fset.Position(f.Pos()).Filename)
+	var keep []ast.Decl
+	var added []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.IMPORT {
+			keep = append(keep, d)
+			continue
+		}
+		var specs []ast.Spec
+		for _, s := range g.Specs {
+			key := importKey(file, s.(*ast.ImportSpec))
+			if !c.e.sess.imports[key] {
+				specs = append(specs, s)
+				added = append(added, key)
+			}
+		}
+		if len(specs) > 0 {
+			g.Specs = specs
+			keep = append(keep, g)
+		}
+	}
+	f.Decls = keep
+	if len(keep) == 0 {
+		return nil
+	}
+	err := c.run(ctx, f, f)
+	for _, k := range added {
+		if path := k[strings.LastIndexByte(k, 0)+1:]; err == nil || !strings.Contains(err.Error(), strconv.Quote(path)) {
+			c.e.sess.imports[k] = true
+		}
+	}
+	return err
+}
+
+func importKey(file string, s *ast.ImportSpec) string {
+	name := ""
+	if s.Name != nil {
+		name = s.Name.Name
+	}
+	path, _ := strconv.Unquote(s.Path.Value)
+	return file + "\x00" + name + "\x00" + path
+}
+
+// run compiles n and executes it. src is the part of the unit n comes from, used to map
+// positions back to the cell as written (nil for the engine's own statements).
+func (c *cell) run(ctx context.Context, n ast.Node, src ast.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("the interpreter cannot compile this cell (%v); simplify the construct", r), compile: true}
+		}
+	}()
+	p, err := c.e.it.CompileAST(n)
+	if err != nil {
+		return c.compileError(err, src)
+	}
+	if p == nil {
+		return nil
+	}
+	if _, err = c.e.it.ExecuteWithContext(ctx, p); err != nil {
+		if ctx.Err() != nil && !c.e.waitIdle(idleGrace) {
+			c.e.busy = true
+		}
+		return c.runError(ctx, err, src)
+	}
+	return nil
+}
+
+// posPrefix matches yaegi's "file:line:col: message".
+var posPrefix = regexp.MustCompile(`^(.*?):(\d+):(\d+): (?s)(.*)$`)
+
+func (c *cell) compileError(err error, src ast.Node) error {
+	msg := err.Error()
+	e := &Error{Kind: fault.Code, Msg: msg, Err: err, compile: true}
+	if m := posPrefix.FindStringSubmatch(msg); m != nil {
+		e.Msg = m[4]
+		e.Pos = c.position(m[1], m[2], m[3], src)
+	}
+	return e
+}
+
+func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: fault.Timeout, Msg: "the cell was interrupted: " + ctx.Err().Error() + "; make it do less work per cell", Err: err}
+	}
+	e := &Error{Kind: fault.Code, Msg: err.Error(), Err: err}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		var he *HostError
+		if v, ok := p.Value.(error); ok && errors.As(v, &he) {
+			e.Msg, e.Err = he.Error(), he.Err
+			if k := fault.KindOf(he.Err); k != "" {
+				e.Kind = k
+			}
+		} else {
+			e.Msg = "panic: " + fmt.Sprint(p.Value)
+		}
+		e.Pos = c.panicPosition(src)
+	}
+	return e
+}
+
+// panicPosition is the position of the top-level statement that was running, or else the
+// innermost frame of the cell's own file in yaegi's panic trace (which is approximate: yaegi
+// reports a node near the start of the function).
+func (c *cell) panicPosition(src ast.Node) validator.Position {
+	if at := c.e.snapshot().at; at >= 0 && at < len(c.marks) {
+		return c.u.Position(c.marks[at])
+	}
+	if src == nil {
+		return validator.Position{}
+	}
+	file := filepath.Base(c.u.Fset.Position(src.Pos()).Filename)
+	for _, line := range strings.Split(c.e.stderr.String(), "\n") {
+		if m := posPrefix.FindStringSubmatch(line); m != nil && filepath.Base(m[1]) == file {
+			return c.position(m[1], m[2], m[3], src)
+		}
+	}
+	return validator.Position{}
+}
+
+// position maps a line and column of the file src was parsed from back to the cell as written.
+func (c *cell) position(file, line, col string, src ast.Node) validator.Position {
+	l, _ := strconv.Atoi(line)
+	k, _ := strconv.Atoi(col)
+	if src == nil {
+		return validator.Position{Filename: file, Line: l, Column: k}
+	}
+	tf := c.u.Fset.File(src.Pos())
+	if tf == nil || l < 1 || l > tf.LineCount() {
+		return validator.Position{Filename: file, Line: l, Column: k}
+	}
+	off := tf.Offset(tf.LineStart(l)) + k - 1
+	off = max(0, min(off, tf.Size()))
+	return c.u.Position(tf.Pos(off))
+}
+
+// capture is a writer that keeps the first limit characters written to it and counts the rest.
+type capture struct {
+	mu    sync.Mutex
+	limit int
+	b     strings.Builder
+	n     int // characters written in total
+}
+
+func newCapture(limit int) *capture { return &capture{limit: limit} }
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.limit - c.n; room > 0 {
+		keep := p
+		if utf8.RuneCount(p) > room {
+			i := 0
+			for r := 0; r < room; r++ {
+				_, size := utf8.DecodeRune(p[i:])
+				i += size
+			}
+			keep = p[:i]
+		}
+		c.b.Write(keep)
+	}
+	c.n += utf8.RuneCount(p)
+	return len(p), nil
+}
+
+func (c *capture) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Reset()
+	c.n = 0
+}
+
+func (c *capture) truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n > c.limit
+}
+
+// String returns the kept output, with a marker stating the true length when it was capped.
+func (c *capture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n <= c.limit {
+		return c.b.String()
+	}
+	return fmt.Sprintf("%s\n[output truncated: %d characters in total, the first %d shown]\n", c.b.String(), c.n, c.limit)
+}

@@ -1,0 +1,296 @@
+package golang
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing/fstest"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// Config configures an Engine. The zero value is safe and means the defaults.
+type Config struct {
+	OutputCap int              // characters of output kept per cell; 0 means engine.OutputCap
+	Context   string           // name of the document bound to `context`; "" means "ctx0"
+	Policy    validator.Policy // packages and symbols exposed; the zero value is the default policy
+}
+
+// Engine runs Go cells with yaegi. State (variables, functions, types, imports) persists from
+// one cell to the next. An Engine runs one cell at a time.
+type Engine struct {
+	mu     sync.Mutex
+	it     *interp.Interpreter
+	host   engine.Host
+	out    *capture   // stdout of the current cell
+	stderr *capture   // yaegi's panic trace of the current cell (not shown; read for positions)
+	smu    sync.Mutex // guards state
+	state  cellState
+	sess   *session
+	closed bool
+
+	gen    atomic.Uint64 // counts cells (see at)
+	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)
+	policy validator.Policy
+	loaded map[string]bool // packages registered so far (see ensure)
+	copier *varCopier
+}
+
+// cellState is what the bridge records during one cell.
+type cellState struct {
+	ctx      context.Context
+	final    *engine.Final
+	finalVar string
+	stash    []any    // see stashValues
+	at       int      // index of the top-level statement running (see desugarer.body), or -1
+	defers   []func() // calls deferred at top level (see topDefer)
+}
+
+// New returns an engine whose model API calls go to host.
+func New(cfg Config, host engine.Host) (*Engine, error) {
+	if host == nil {
+		return nil, errors.New("golang.New: nil host")
+	}
+	if cfg.OutputCap <= 0 {
+		cfg.OutputCap = engine.OutputCap
+	}
+	if cfg.Context == "" {
+		cfg.Context = "ctx0"
+	}
+	clearYaegiEnv()
+	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: newSession(),
+		policy: cfg.Policy, loaded: map[string]bool{}}
+	e.it = interp.New(interp.Options{
+		Stdin:                strings.NewReader(""),
+		Stdout:               e.out,
+		Stderr:               e.stderr,
+		Args:                 []string{},
+		Env:                  []string{},
+		SourcecodeFilesystem: fstest.MapFS{},
+		GoPath:               "",
+		Unrestricted:         false,
+	})
+	if err := e.it.Use(interp.Exports{bridgePath + "/" + bridgePath: e.bridgeSymbols()}); err != nil {
+		return nil, fmt.Errorf("golang.New: %w", err)
+	}
+	if err := e.load(preludeFile, prelude(cfg.Context)); err != nil {
+		return nil, fmt.Errorf("golang.New: prelude: %w", err)
+	}
+	return e, nil
+}
+
+func allowed(p validator.Policy, path string) bool {
+	for _, ip := range p.Effective().Go.Imports {
+		if ip == path {
+			return true
+		}
+	}
+	return false
+}
+
+// clearYaegiEnv removes the YAEGI_* variables yaegi reads at New (they turn on graph dumps that
+// run an external command, disable running, or change how channels and stdio behave).
+func clearYaegiEnv() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "YAEGI_") {
+			os.Unsetenv(k)
+		}
+	}
+}
+
+// load compiles and runs trusted source.
+func (e *Engine) load(name, src string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	f, err := parser.ParseFile(e.it.FileSet(), name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return err
+	}
+	p, err := e.it.CompileAST(f)
+	if err != nil {
+		return err
+	}
+	_, err = e.it.Execute(p)
+	return err
+}
+
+// FileSet is the FileSet cells must be parsed into:
+// validator.Validate(validator.Go, name, src, policy, validator.GoFileSet(e.FileSet())).
+func (e *Engine) FileSet() *token.FileSet { return e.it.FileSet() }
+
+// Exec runs one validated cell: a whole program (its main runs once) or a snippet (its
+// declarations, then its statements). The cell's output, its FINAL answer and its error are
+// returned; a panic, a compile error and a timeout are errors of a fault kind, not Go errors.
+func (e *Engine) Exec(ctx context.Context, u *validator.GoUnit) engine.Result {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.out.reset()
+	e.stderr.reset()
+	e.gen.Add(1)
+	e.withState(func(st *cellState) { *st = cellState{ctx: ctx, at: -1} })
+	err := e.safeExec(ctx, u)
+	res := engine.Result{Stdout: e.out.String(), Truncated: e.out.truncated(), Final: e.snapshot().final, Err: err}
+	e.withState(func(st *cellState) { *st = cellState{} })
+	return res
+}
+
+// withState runs f with the cell state locked: the bridge's callbacks run on the interpreter's
+// goroutine, and one of an interrupted cell may still be running.
+func (e *Engine) withState(f func(st *cellState)) {
+	e.smu.Lock()
+	defer e.smu.Unlock()
+	f(&e.state)
+}
+
+func (e *Engine) snapshot() cellState {
+	e.smu.Lock()
+	defer e.smu.Unlock()
+	return e.state
+}
+
+// safeExec turns a panic of the engine's own code (a bug) into an error: the worker survives.
+func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
+		}
+	}()
+	return e.exec(ctx, u)
+}
+
+func (e *Engine) exec(ctx context.Context, u *validator.GoUnit) error {
+	if e.busy && !e.waitIdle(idleGrace) {
+		return &Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
+	}
+	e.busy = false
+	switch {
+	case e.closed:
+		return fault.New(fault.Code, "the engine is closed")
+	case u == nil || u.Decls == nil:
+		return fault.New(fault.Code, "no parsed unit: validate the cell first")
+	case u.Fset != e.it.FileSet():
+		return fault.New(fault.Code, "the cell was parsed into another FileSet: pass validator.GoFileSet(engine.FileSet())")
+	}
+	if err := e.ensureImports(u.Decls); err != nil {
+		return &Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
+	}
+	d := newDesugarer(e.sess, u, e.gen.Load())
+	mainName := d.file(u.Decls)
+	if u.Body != nil {
+		d.body(u.Body)
+	}
+	c := &cell{e: e, u: u, marks: d.marks, structs: d.structNames()}
+	if err := c.decls(ctx); err != nil {
+		return err
+	}
+	switch {
+	case mainName != "":
+		d.commit(true)
+		if err := c.run(ctx, e.synthetic(mainName+"()"), nil); err != nil {
+			return err
+		}
+	case u.Body != nil:
+		err := c.body(ctx, u.Body, d.splits)
+		d.commit(err == nil || !isCompileError(err) || len(d.splits) > 0)
+		if d.defers && ctx.Err() == nil {
+			if derr := c.run(ctx, e.synthetic("_runDefers()"), nil); err == nil {
+				err = derr
+			}
+		}
+		if err != nil {
+			return err
+		}
+	default:
+		d.commit(true)
+	}
+	return e.finalVar(ctx, c)
+}
+
+// finalVar records the value of the variable named by FINAL_VAR.
+func (e *Engine) finalVar(ctx context.Context, c *cell) error {
+	name := e.snapshot().finalVar
+	if name == "" {
+		return nil
+	}
+	if !token.IsIdentifier(name) || !e.sess.vars[name] {
+		return &Error{Kind: fault.Code, Msg: fmt.Sprintf("FINAL_VAR(%q): no variable of that name; the variables are: %s", name, strings.Join(e.varNames(), ", "))}
+	}
+	return c.run(ctx, e.synthetic("FINAL("+name+")"), nil)
+}
+
+// synthetic parses a statement the engine itself runs.
+func (e *Engine) synthetic(stmt string) *ast.BlockStmt {
+	f, err := parser.ParseFile(e.it.FileSet(), "rlm_engine.go", "package main; func _() { "+stmt+" }", parser.SkipObjectResolution)
+	if err != nil {
+		panic(err) // the engine's own statements always parse
+	}
+	return f.Decls[0].(*ast.FuncDecl).Body
+}
+
+// idleGrace is how long a cancelled cell may take to unwind before the engine stops waiting.
+const idleGrace = time.Second
+
+// waitIdle waits up to d until no goroutine runs this engine's interpreter. ExecuteWithContext
+// returns as soon as the context is done, but the goroutine running the cell goes on until its
+// next interpreted step, which a long native call (a regexp over megabytes, a huge
+// strings.Repeat) can delay; yaegi offers no way to wait for it, so the engine looks for it in
+// the goroutine stacks. The next cell never runs alongside it.
+func (e *Engine) waitIdle(d time.Duration) bool {
+	needle := fmt.Sprintf("interp.(*Interpreter).Execute(%p", e.it)
+	buf := make([]byte, 1<<16)
+	for deadline := time.Now().Add(d); ; {
+		n := runtime.Stack(buf, true)
+		if n == len(buf) && len(buf) < 64<<20 {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		if !strings.Contains(string(buf[:n]), needle) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Vars returns the names of the variables that cells have declared at top level, sorted.
+func (e *Engine) Vars() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.varNames()
+}
+
+func (e *Engine) varNames() []string {
+	names := make([]string, 0, len(e.sess.vars))
+	for n := range e.sess.vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close releases the interpreter. Exec after Close fails.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	return nil
+}

@@ -1,0 +1,141 @@
+package golang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlm-sandbox/rlm/engine"
+)
+
+// preludeFile is the file name of the trusted prelude. yaegi scopes imports by file name, so the
+// prelude's import of the bridge is visible in this file only.
+const preludeFile = "rlm_prelude.go"
+
+// prelude returns the trusted Go prelude: the model API as top-level functions, generated from
+// engine.API, its types, the global context, and the helpers the desugaring pass calls.
+func prelude(contextName string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package main\n\nimport %q\n\n", bridgePath)
+	for _, t := range []string{"Context", "Match", "Slice", "FileInfo"} {
+		fmt.Fprintf(&b, "type %s = %s.%s\n", t, bridgePath, t)
+	}
+	fmt.Fprintf(&b, "\nvar context = Context{Name: %q}\n\n", contextName)
+	for _, f := range engine.API {
+		b.WriteString(preludeFunc(f))
+	}
+	b.WriteString(preludeHelpers)
+	return b.String()
+}
+
+// preludeFunc generates one API function: its arguments go to the bridge, its result comes back
+// as the prelude's type.
+func preludeFunc(f engine.Func) string {
+	var params, args []string
+	for _, p := range f.Params {
+		params = append(params, p.Name+" "+p.GoType)
+		a := p.Name
+		if strings.HasPrefix(p.GoType, "...") {
+			a += "..."
+		}
+		args = append(args, a)
+	}
+	call := fmt.Sprintf("%s.Call(%q", bridgePath, f.Name)
+	if len(args) > 0 {
+		call += ", " + strings.Join(args, ", ")
+	}
+	call += ")"
+	body := call
+	if f.Result != "" {
+		body = fmt.Sprintf("return %s.(%s)", call, f.Result)
+	}
+	return fmt.Sprintf("// %s: %s\nfunc %s(%s) %s {\n\t%s\n}\n\n", f.Name, f.Doc, f.Name, strings.Join(params, ", "), f.Result, body)
+}
+
+// preludeHelpers are called by code the desugaring pass writes; their names start with "_", which
+// model code cannot use while the validator is on.
+const preludeHelpers = `type _ordered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+
+func _min[T _ordered](x T, ys ...T) T {
+	for _, y := range ys {
+		if y < x || y != y {
+			x = y
+		}
+	}
+	return x
+}
+
+func _max[T _ordered](x T, ys ...T) T {
+	for _, y := range ys {
+		if y > x || y != y {
+			x = y
+		}
+	}
+	return x
+}
+
+func _clear(v any) { rlmhost.Clear(v) }
+
+func _boxIface(v any, str func() string, isErr bool) any { return rlmhost.Box(v, str, isErr) }
+
+func _boxEach(n int, box func(int) any) []any {
+	out := make([]any, n)
+	for i := 0; i < n; i++ {
+		out[i] = box(i)
+	}
+	return out
+}
+
+func _errorsAs(err error, target any) bool { return rlmhost.ErrorsAs(err, target) }
+
+func _errorsIs(err, target error) bool { return rlmhost.ErrorsIs(err, target) }
+
+func _at(gen uint64, i int) { rlmhost.At(gen, i) }
+
+func _defer(f func()) { rlmhost.Defer(f) }
+
+func _runDefers() { rlmhost.RunDefers() }
+
+func _stash(ptrs ...any) { rlmhost.Stash(ptrs...) }
+
+func _take(i int) any { return rlmhost.Take(i) }
+
+func _seq1[T any](seq func(func(T) bool)) []T {
+	var out []T
+	seq(func(v T) bool {
+		out = append(out, v)
+		return true
+	})
+	return out
+}
+
+func _seq2[K, V any](seq func(func(K, V) bool)) ([]K, []V) {
+	var ks []K
+	var vs []V
+	seq(func(k K, v V) bool {
+		ks = append(ks, k)
+		vs = append(vs, v)
+		return true
+	})
+	return ks, vs
+}
+
+func _seqString(seq func(func(string) bool)) []string {
+	var out []string
+	seq(func(v string) bool {
+		out = append(out, v)
+		return true
+	})
+	return out
+}
+
+func _seqBytes(seq func(func([]byte) bool)) [][]byte {
+	var out [][]byte
+	seq(func(v []byte) bool {
+		out = append(out, v)
+		return true
+	})
+	return out
+}
+`

@@ -1,0 +1,277 @@
+package golang
+
+import (
+	"encoding/base64"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/rlm-sandbox/rlm/corpus"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+func TestSymbolAllowList(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	pol := validator.Policy{}.Effective().Go
+	allowed := map[string]bool{bridgePath + "/" + bridgePath: true, ".": true}
+	for _, p := range pol.Imports {
+		allowed[p+"/"+filepath.Base(p)] = true
+	}
+	allowed["fmt/./fmt"] = true
+	tables := map[string]map[string]bool{}
+	add := func(key string, names []string) {
+		if tables[key] == nil {
+			tables[key] = map[string]bool{}
+		}
+		for _, n := range names {
+			tables[key][n] = true
+		}
+	}
+	for k, syms := range symbolTable {
+		add(k, keys(syms))
+	}
+	for k, syms := range symbolVars {
+		add(k, keys(syms))
+	}
+	exported := s.e.exports(validator.Policy{})
+	for k, syms := range exported {
+		add(k, keys(syms))
+	}
+	for _, bad := range []string{"os/os", "os/exec/exec", "unsafe/unsafe", "reflect/reflect", "runtime/runtime", "syscall/syscall", "net/net", "io/ioutil/ioutil"} {
+		if tables[bad] != nil {
+			t.Errorf("package %s is exposed", bad)
+		}
+	}
+	if exported["fmt/fmt"] != nil { // that key makes yaegi add fmt.Scan* back
+		t.Error("fmt is registered under fmt/fmt")
+	}
+	for k := range tables {
+		if strings.HasPrefix(k, "github.com/traefik/yaegi") || !allowed[k] {
+			t.Errorf("package key %s is not in the allow-list", k)
+		}
+	}
+	for _, sym := range append(pol.DeniedSymbols, "fmt.Scan", "fmt.Scanf", "fmt.Scanln") {
+		i := strings.LastIndex(sym, ".")
+		p, name := sym[:i], sym[i+1:]
+		for _, key := range []string{p + "/" + filepath.Base(p), p + "/./" + filepath.Base(p)} {
+			if tables[key][name] || tables[key]["_"+name] {
+				t.Errorf("denied symbol %s is exposed under %s", sym, key)
+			}
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestVarsAreCopies checks that package variables reach model code as copies only: nothing a
+// cell does to them changes the host's, or another engine's.
+func TestVarsAreCopies(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	s.parseOnly = true
+	upper0 := unicode.Upper.R16[0]
+	crc0 := crc32.IEEETable[1]
+	eof, errRange, utc := io.EOF, strconv.ErrRange, time.UTC
+	r := s.run(`import (
+	"encoding/base64"
+	"hash/crc32"
+	"io"
+	"strconv"
+	"time"
+	"unicode"
+)
+p := &io.EOF
+*p = nil
+strconv.ErrRange = nil
+unicode.Upper.R16[0].Lo = 0
+unicode.Upper.R16 = nil
+delete(unicode.Categories, "Lu")
+*base64.StdEncoding = *base64.URLEncoding
+(*crc32.IEEETable)[1] = 7
+time.UTC = nil
+print(io.EOF == nil, base64.StdEncoding.EncodeToString([]byte("hello?")))`)
+	if r.Err != nil || r.Stdout != "true aGVsbG8_\n" {
+		t.Fatalf("the cell should change its own copies: %s", describe(r))
+	}
+	if io.EOF != eof || io.EOF == nil || strconv.ErrRange != errRange || time.UTC != utc ||
+		unicode.Upper.R16[0] != upper0 || unicode.Categories["Lu"] == nil || crc32.IEEETable[1] != crc0 ||
+		base64.StdEncoding.EncodeToString([]byte("hello?")) != "aGVsbG8/" {
+		t.Fatal("a cell changed the host's package variables")
+	}
+	other := newTestSession(t, Config{}, "")
+	other.parseOnly = true
+	if r := other.run("import (\n\t\"encoding/base64\"\n\t\"unicode\"\n)\nprint(base64.StdEncoding.EncodeToString([]byte(\"hello?\")), unicode.Is(unicode.Upper, 'A'), unicode.Categories[\"Lu\"] == unicode.Lu)"); r.Stdout != "aGVsbG8/ true true\n" {
+		t.Errorf("another engine saw the changes: %s", describe(r))
+	}
+}
+
+func TestNoSourceImports(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "loaded")
+	pkg := "package x\n\nimport \"os\"\n\nfunc init() { os.WriteFile(" + strconv.Quote(marker) + ", nil, 0o644) }\n\nfunc Run() int { return 1 }\n"
+	for _, d := range []string{"x", "src/x", "vendor/x"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "x.go"), []byte(pkg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	t.Setenv("GOPATH", dir)
+	s := newTestSession(t, Config{}, "")
+	s.parseOnly = true
+	for _, imp := range []string{"./x", "x", filepath.Join(dir, "x"), "../" + filepath.Base(dir) + "/x"} {
+		r := s.run("import x " + strconv.Quote(imp) + "\nprint(x.Run())")
+		if r.Err == nil || errKind(r.Err) != fault.Code {
+			t.Errorf("import %q: want a compile error, got %s", imp, describe(r))
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a source package was loaded from disk")
+	}
+}
+
+func TestYaegiEnvCleared(t *testing.T) {
+	t.Setenv("YAEGI_NO_RUN", "1")
+	t.Setenv("YAEGI_AST_DOT", "1")
+	s := newTestSession(t, Config{}, "")
+	if r := s.run(`print("ran")`); r.Stdout != "ran\n" {
+		t.Errorf("got %s", describe(r))
+	}
+	if os.Getenv("YAEGI_NO_RUN") != "" || os.Getenv("YAEGI_AST_DOT") != "" {
+		t.Error("YAEGI_* variables survive New")
+	}
+}
+
+func TestScanIsAbsent(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	s.parseOnly = true
+	for _, f := range []string{"Scan", "Scanln", "Scanf"} {
+		r := s.run("import \"fmt\"\nvar v string\nfmt." + f + "(&v)")
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "no symbol") {
+			t.Errorf("fmt.%s: %s", f, describe(r))
+		}
+	}
+}
+
+// TestBridgeIsHarmless calls the bridge directly, as model code could with the validator off.
+func TestBridgeIsHarmless(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	s.parseOnly = true
+	for src, want := range map[string]string{
+		`rlmhost.Call("peek", rlmhost.Context{Name: "ctx0"}, 0, 50000)`: "exceeds 16000",
+		`rlmhost.Call("read_file", "/etc/passwd")`:                      "not available",
+		`rlmhost.Call("peek", func() {}, 0, 1)`:                         "argument 1: unsupported argument type",
+		`rlmhost.Call("os.Exit", 1)`:                                    "unknown function",
+		`rlmhost.Call("peek")`:                                          "takes 3 arguments",
+	} {
+		r := s.run("import \"rlmhost\"\n" + src)
+		if r.Err == nil || !strings.Contains(r.Err.Error(), want) {
+			t.Errorf("%s: %s, want an error mentioning %q", src, describe(r), want)
+		}
+	}
+}
+
+// TestEscapeCorpusContained runs every Go escape case that is safe to run in this process (not
+// effect: crash or hang) with the validator off, and checks that none reaches anything: the
+// canary stays unread, nothing is written outside, no connection is made, no secret from the
+// environment is printed, and the host's package variables are intact.
+func TestEscapeCorpusContained(t *testing.T) {
+	cases, err := corpus.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, secret, outside, conns := escapeTargets(t)
+	before := hostSnapshot()
+	counts := map[string]int{}
+	for _, c := range cases {
+		if c.Lang != "go" || !c.Escape || c.Effect == "crash" || c.Effect == "hang" {
+			continue
+		}
+		s := newTestSession(t, Config{}, "")
+		s.parseOnly = true
+		r := s.runCtx(t.Context(), 2*time.Second, string(c.Render(values)))
+		outcome := "ran"
+		if e := asCellError(r.Err); e != nil && e.compile {
+			outcome = "rejected at compile"
+		} else if r.Err != nil {
+			outcome = "failed at run time (" + string(errKind(r.Err)) + ")"
+		}
+		counts[outcome]++
+		final := ""
+		if r.Final != nil {
+			final = r.Final.Value
+		}
+		if strings.Contains(r.Stdout+final, secret) {
+			t.Errorf("%s: the secret reached the output: %s", c.Name, describe(r))
+		}
+		if _, err := os.Stat(outside); err == nil {
+			t.Errorf("%s: wrote outside the workspace", c.Name)
+			os.RemoveAll(filepath.Dir(outside))
+		}
+		if after := hostSnapshot(); after != before {
+			t.Fatalf("%s: changed the host's package variables", c.Name)
+		}
+		t.Logf("%-40s %s", c.Name, outcome)
+	}
+	if n := conns.Load(); n != 0 {
+		t.Errorf("%d connections reached the loopback listener", n)
+	}
+	t.Logf("escape corpus, validator off, safe-to-run cases: %v", counts)
+}
+
+// escapeTargets sets up what escape cases reach for: a canary file holding the secret, a path
+// outside the workspace, a loopback listener counting connections, and the secret in the
+// environment.
+func escapeTargets(t *testing.T) (values map[string]string, secret, outside string, conns *atomic.Int32) {
+	dir := t.TempDir()
+	canary := filepath.Join(dir, "canary.txt")
+	secret = "CANARY-7f3c9e"
+	if err := os.WriteFile(canary, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RLM_TEST_SECRET", secret)
+	outside = filepath.Join(dir, "outside", "written.txt")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	conns = new(atomic.Int32)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	values = map[string]string{"CANARY": canary, "OUTSIDE": outside, "ADDR": ln.Addr().String(), "HOST": host, "PORT": port}
+	return values, secret, outside, conns
+}
+
+// hostSnapshot describes the package variables escape cases try to tamper with.
+func hostSnapshot() string {
+	return fmt.Sprintf("%p %v %p %p %v %p %v %s %d %v %d %p %v", io.EOF, io.EOF, io.ErrUnexpectedEOF, strconv.ErrRange,
+		strconv.ErrRange, time.UTC, time.UTC, base64.StdEncoding.EncodeToString([]byte("x?>")), crc32.IEEETable[1],
+		unicode.Upper.R16[:2], len(unicode.Categories), base64.StdEncoding, io.Discard)
+}
