@@ -328,6 +328,11 @@ func matchJWT(s string, i int, _ bool) (int, int, status) {
 	if segs != 3 && segs != 5 || last < 10 || !rightOK(s, e, b64url) {
 		return 0, 0, none
 	}
+	// A token followed by a dot and more text has another segment we did not count (or one a
+	// previous pass already redacted): taking it would make redaction depend on the pass.
+	if e+1 < len(s) && s[e] == '.' && s[e+1] > ' ' {
+		return 0, 0, none
+	}
 	return i, e, found
 }
 

@@ -238,3 +238,18 @@ func TestWriterHardCap(t *testing.T) {
 		t.Errorf("left over %d bytes, e.g. %q", len(rest), rest[:min(20, len(rest))])
 	}
 }
+
+// A JWT at the end of a sentence is still redacted; one followed by a dot and more text is not a
+// whole token (FuzzRedact found the pass-dependent case this guards).
+func TestJWTBoundaries(t *testing.T) {
+	tok := "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0" + ".SflKxwRJSMeKKF2QT4fwpM"
+	r := New()
+	if got, want := r.String("the token is "+tok+"."), "the token is [REDACTED:jwt]."; got != want {
+		t.Errorf("sentence end: got %q, want %q", got, want)
+	}
+	in := "eyJ00000000000000000..0000000000.rcy50ehtxi6b2o5dvnuz"
+	once := New("rcy50ehtxi6b2o5dvnuz").String(in)
+	if twice := New("rcy50ehtxi6b2o5dvnuz").String(once); twice != once {
+		t.Errorf("not idempotent: %q then %q", once, twice)
+	}
+}

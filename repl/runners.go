@@ -21,7 +21,12 @@ func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &goRunner{e: e}, nil
+		r := &goRunner{e: e}
+		// fmt is imported once for the session: models print with it in almost every cell.
+		if res := r.Run(context.Background(), []byte(`import "fmt"`), true); res.Err != nil {
+			return nil, fmt.Errorf("importing fmt for the session: %w", res.Err)
+		}
+		return r, nil
 	case "js":
 		e, err := js.New(js.Config{OutputCap: cfg.OutputCap}, host)
 		if err != nil {

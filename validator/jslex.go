@@ -29,6 +29,7 @@ type jsLexer struct {
 	parens   []bool // for each open '(': whether it is the head of if/while/for/with
 	braces   []bool // for each open '{': whether it is a template substitution ${
 	lastWord string
+	open     bool // the source ends inside a template literal or a block comment
 }
 
 func (l *jsLexer) step(n *nest, arrows *int) {
@@ -226,6 +227,7 @@ func (l *jsLexer) skipBlockComment() {
 	end := bytes.Index(l.src[l.i+2:], []byte("*/"))
 	if end < 0 {
 		l.i = len(l.src)
+		l.open = true
 		return
 	}
 	if bytes.ContainsAny(l.src[l.i:l.i+2+end], "\n\r") {
@@ -273,6 +275,7 @@ func (l *jsLexer) skipTemplate(n *nest) {
 			l.i++
 		}
 	}
+	l.open = true
 }
 
 func (l *jsLexer) skipRegex() {

@@ -198,3 +198,28 @@ func TestEveryRuleHasAClassAndAdvice(t *testing.T) {
 		}
 	}
 }
+
+func TestIncomplete(t *testing.T) {
+	for _, tc := range []struct {
+		lang validator.Lang
+		src  string
+		want bool
+	}{
+		{validator.Go, "x := 1", false},
+		{validator.Go, "for i := range 3 {", true},
+		{validator.Go, "for i := range 3 {\n\tfmt.Println(i)\n}", false},
+		{validator.Go, "s := `multi", true},
+		{validator.Go, "f(1,\n", true},
+		{validator.JS, "print(1)", false},
+		{validator.JS, "function f() {", true},
+		{validator.JS, "const s = `a ${1 +", true},
+		{validator.JS, "const s = `open", true},
+		{validator.JS, "/* unfinished", true},
+		{validator.JS, "const re = /[(]/; print(re)", false},
+		{validator.JS, "print(\"(\")", false},
+	} {
+		if got := validator.Incomplete(tc.lang, []byte(tc.src)); got != tc.want {
+			t.Errorf("Incomplete(%s, %q) = %v, want %v", tc.lang, tc.src, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+type replFlags struct {
+	lang          string
+	ctxFiles      []string
+	roots         []string
+	cellTimeout   time.Duration
+	noValidate    bool
+	allowDegraded bool
+}
+
+func newReplCmd() *cobra.Command {
+	var f replFlags
+	cmd := &cobra.Command{
+		Use:   "repl [--lang go|js] [--ctx FILE]... [--root DIR]...",
+		Short: "Explore files interactively in a sandboxed session",
+		Long: `Repl runs cells of Go or JavaScript in a confined worker; state persists across cells.
+
+A cell is sent when the language's lexer says it is complete (brackets closed, no open string,
+template or comment), so a block can span lines. Lines starting with ':' are meta-commands;
+:help lists them. Ctrl-C cancels the running cell, not the session; Ctrl-D (end of input) exits.
+Input from a pipe is read line by line, so agents and tests can feed cells in.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.lang, "lang", "go", "go or js")
+	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file (repeatable)")
+	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools may read (repeatable)")
+	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
+	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+	return cmd
+}
+
+// shell is one interactive session: the Session, the language, and the cell being cancelled.
+type shell struct {
+	f        replFlags
+	out, err io.Writer
+	s        *repl.Session
+	lang     validator.Lang
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
+	sh := &shell{f: f, out: out, err: errw}
+	if err := sh.open(f.lang); err != nil {
+		return err
+	}
+	defer func() { sh.s.Close() }()
+	stop := sh.interrupts()
+	defer stop()
+	tty := isTerminal(in)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var cell strings.Builder
+	for sh.prompt(tty, cell.Len() > 0); sc.Scan(); sh.prompt(tty, cell.Len() > 0) {
+		line := sc.Text()
+		if cell.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
+			if quit := sh.meta(strings.TrimSpace(line)); quit {
+				return nil
+			}
+			continue
+		}
+		cell.WriteString(line + "\n")
+		if strings.TrimSpace(cell.String()) == "" || validator.Incomplete(sh.lang, []byte(cell.String())) {
+			continue
+		}
+		sh.exec(cell.String())
+		cell.Reset()
+	}
+	if strings.TrimSpace(cell.String()) != "" {
+		sh.exec(cell.String()) // an unfinished block at the end of input still runs, to report its error
+	}
+	return sc.Err()
+}
+
+func (sh *shell) open(lang string) error {
+	l, err := validator.ParseLang(lang)
+	if err != nil {
+		return usageError{err}
+	}
+	files, err := existingFiles(sh.f.ctxFiles)
+	if err != nil {
+		return err
+	}
+	s, err := repl.Open(context.Background(), repl.Options{
+		Lang: string(l), Contexts: files, Roots: sh.f.roots, CellTimeout: sh.f.cellTimeout,
+		NoValidate: sh.f.noValidate, AllowDegraded: sh.f.allowDegraded,
+	})
+	if err != nil {
+		return err
+	}
+	if sh.s != nil {
+		sh.s.Close()
+	}
+	sh.s, sh.lang = s, l
+	return nil
+}
+
+func (sh *shell) prompt(tty, more bool) {
+	if !tty {
+		return
+	}
+	if more {
+		fmt.Fprint(sh.out, "... ")
+		return
+	}
+	fmt.Fprintf(sh.out, "%s> ", sh.lang)
+}
+
+// exec runs one cell and prints its output, its answer and what went wrong.
+func (sh *shell) exec(code string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sh.mu.Lock()
+	sh.cancel = cancel
+	sh.mu.Unlock()
+	r := sh.s.Exec(ctx, code)
+	sh.mu.Lock()
+	sh.cancel = nil
+	sh.mu.Unlock()
+	cancel()
+	fmt.Fprint(sh.out, r.Stdout)
+	if r.Final != nil {
+		fmt.Fprintf(sh.out, "FINAL: %s\n", *r.Final)
+	}
+	if r.Err != nil {
+		fmt.Fprintf(sh.err, "error (%s): %v\n", kindOf(r.Err), r.Err)
+	}
+	switch {
+	case r.Lost != nil:
+		fmt.Fprintf(sh.err, "the worker was restarted; state was partly lost: %v\n", r.Lost)
+	case r.Rebuilt:
+		fmt.Fprintln(sh.err, "the worker was restarted and earlier cells were replayed; state is rebuilt")
+	}
+	if r.Unreplayable {
+		fmt.Fprintln(sh.err, "note: this cell left work running in the background; a restart will not rebuild it")
+	}
+}
+
+// interrupts makes SIGINT cancel the running cell; with no cell running it exits with 130.
+func (sh *shell) interrupts() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				sh.mu.Lock()
+				cancel := sh.cancel
+				sh.mu.Unlock()
+				if cancel == nil {
+					sh.s.Close()
+					os.Exit(130)
+				}
+				fmt.Fprintln(sh.err, "^C: cancelling the cell")
+				cancel()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/google/shlex"
+
+	"github.com/rlm-sandbox/rlm/engine"
+)
+
+// metaHelp is the one place the meta-commands are described.
+const metaHelp = `:help              this list
+:lang go|js        start a new session in the other language (state is not carried over)
+:load FILE         run a file as one cell
+:reset             start a new session (all state is dropped)
+:vars              the session's variables
+:peek OFF LEN      print LEN characters of the context from OFF
+:search RE         print the matches of an RE2 regex in the context
+:limits            the limits the session enforces
+:isolation         the confinement layers of the worker
+:quit              leave (so does Ctrl-D)`
+
+// meta runs a meta-command line; it returns true to quit.
+func (sh *shell) meta(line string) (quit bool) {
+	args, err := shlex.Split(line)
+	if err != nil || len(args) == 0 {
+		fmt.Fprintf(sh.err, "cannot parse %q: %v\n", line, err)
+		return false
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case ":quit", ":q", ":exit":
+		return true
+	case ":help":
+		fmt.Fprintln(sh.out, metaHelp)
+	case ":lang":
+		sh.metaOpen(rest, 1)
+	case ":reset":
+		sh.metaOpen([]string{string(sh.lang)}, 0)
+	case ":load":
+		sh.metaLoad(rest)
+	case ":vars":
+		fmt.Fprintln(sh.out, strings.Join(sh.s.Vars(), " "))
+	case ":peek":
+		sh.metaPeek(rest)
+	case ":search":
+		if len(rest) != 1 {
+			fmt.Fprintln(sh.err, "usage: :search RE")
+			return false
+		}
+		sh.exec(fmt.Sprintf("print(search(context, %s))", strconv.Quote(rest[0])))
+	case ":limits":
+		sh.metaLimits()
+	case ":isolation":
+		iso := sh.s.Isolation()
+		fmt.Fprintf(sh.out, "%s\nverdict: %s\n", strings.Join(iso.Layers, "\n"), iso.Verdict)
+	default:
+		fmt.Fprintf(sh.err, "unknown command %s; :help lists them\n", cmd)
+	}
+	return false
+}
+
+func (sh *shell) metaOpen(args []string, want int) {
+	if len(args) != 1 || want == 1 && args[0] != "go" && args[0] != "js" {
+		fmt.Fprintln(sh.err, "usage: :lang go|js")
+		return
+	}
+	if err := sh.open(args[0]); err != nil {
+		fmt.Fprintf(sh.err, "error: %v\n", err)
+		return
+	}
+	fmt.Fprintf(sh.out, "new %s session\n", sh.lang)
+}
+
+func (sh *shell) metaLoad(args []string) {
+	if len(args) != 1 {
+		fmt.Fprintln(sh.err, "usage: :load FILE")
+		return
+	}
+	src, err := os.ReadFile(args[0])
+	if err != nil {
+		fmt.Fprintf(sh.err, "error: %v\n", err)
+		return
+	}
+	sh.exec(string(src))
+}
+
+// metaPeek builds the cell from validated integers only, so the arguments cannot inject code.
+func (sh *shell) metaPeek(args []string) {
+	if len(args) != 2 {
+		fmt.Fprintln(sh.err, "usage: :peek OFF LEN")
+		return
+	}
+	off, err1 := strconv.Atoi(args[0])
+	n, err2 := strconv.Atoi(args[1])
+	if err1 != nil || err2 != nil {
+		fmt.Fprintln(sh.err, ":peek takes two whole numbers: OFF LEN")
+		return
+	}
+	sh.exec(fmt.Sprintf("print(peek(context, %d, %d))", off, n))
+}
+
+func (sh *shell) metaLimits() {
+	fmt.Fprintf(sh.out, "cell timeout %v; output %d characters per cell\n", sh.f.cellTimeout, engine.OutputCap)
+	for _, f := range engine.API {
+		fmt.Fprintf(sh.out, "  %-18s %s\n", f.Name, f.Doc)
+	}
+}
