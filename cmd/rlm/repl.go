@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -19,12 +18,8 @@ import (
 )
 
 type replFlags struct {
-	lang          string
-	ctxFiles      []string
-	roots         []string
-	cellTimeout   time.Duration
-	noValidate    bool
-	allowDegraded bool
+	sessionFlags
+	lang string
 }
 
 func newReplCmd() *cobra.Command {
@@ -43,13 +38,8 @@ Input from a pipe is read line by line, so agents and tests can feed cells in.`,
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.lang, "lang", "go", "go or js")
-	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file (repeatable)")
-	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools may read (repeatable)")
-	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
-	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+	f.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.lang, "lang", "go", "go or js")
 	return cmd
 }
 
@@ -102,14 +92,11 @@ func (sh *shell) open(lang string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	files, err := existingFiles(sh.f.ctxFiles)
+	opts, err := sh.f.options(l)
 	if err != nil {
 		return err
 	}
-	s, err := repl.Open(context.Background(), repl.Options{
-		Lang: string(l), Contexts: files, Roots: sh.f.roots, CellTimeout: sh.f.cellTimeout,
-		NoValidate: sh.f.noValidate, AllowDegraded: sh.f.allowDegraded,
-	})
+	s, err := repl.Open(context.Background(), opts)
 	if err != nil {
 		return err
 	}

@@ -9,22 +9,48 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-type runFlags struct {
+// sessionFlags are the flags of every command that opens a session.
+type sessionFlags struct {
 	ctxFiles      []string
 	roots         []string
-	script        string
-	lang          string
-	asJSON        bool
-	timeout       time.Duration
 	cellTimeout   time.Duration
 	noValidate    bool
 	allowDegraded bool
+}
+
+func (f *sessionFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file (repeatable)")
+	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools may read (repeatable)")
+	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
+	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+}
+
+// options turns the flags into session options, checking the context files exist.
+func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
+	files, err := existingFiles(f.ctxFiles)
+	if err != nil {
+		return repl.Options{}, err
+	}
+	return repl.Options{
+		Lang: string(lang), Contexts: files, Roots: f.roots, CellTimeout: f.cellTimeout,
+		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
+	}, nil
+}
+
+type runFlags struct {
+	sessionFlags
+	script  string
+	lang    string
+	asJSON  bool
+	timeout time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -54,15 +80,11 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, code error) · 2 u
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file the script explores (repeatable)")
-	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools may read (repeatable)")
+	f.register(fl)
 	fl.StringVar(&f.script, "script", "", "the script to run")
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run")
-	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline for the script's cell")
-	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
 	return cmd
 }
 
@@ -75,16 +97,13 @@ func runScript(ctx context.Context, out io.Writer, f runFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	ctxFiles, err := existingFiles(f.ctxFiles)
+	opts, err := f.options(lang)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	s, err := repl.Open(ctx, repl.Options{
-		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots,
-		CellTimeout: f.cellTimeout, NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
-	})
+	s, err := repl.Open(ctx, opts)
 	if err != nil {
 		return report(out, f.asJSON, repl.Result{Err: err}, "")
 	}
