@@ -18,7 +18,7 @@ const canarySecret = "CANARY-7c1e-do-not-leak"
 // confinedOptions starts fully confined workers (every sandbox layer this machine has) running
 // the real engines over the sample context. The context lives in a world-readable directory,
 // because the worker runs as an unprivileged uid.
-func confinedOptions(t *testing.T, lang string) Options {
+func confinedOptions(t testing.TB, lang string) Options {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "rlm-repl-ctx-")
 	if err != nil {

@@ -1,0 +1,77 @@
+package repl
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// The issue-3 figures, with the real engines and every confinement layer this machine has:
+//
+//	go test ./repl -run '^$' -bench Confined -benchtime 20x
+
+func BenchmarkConfinedOpen(b *testing.B) {
+	for _, lang := range []string{"go", "js"} {
+		b.Run(lang, func(b *testing.B) {
+			o := confinedOptions(b, lang)
+			for b.Loop() {
+				s, err := Open(b.Context(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+		})
+	}
+}
+
+func BenchmarkConfinedTrivialCell(b *testing.B) {
+	for _, lang := range []string{"go", "js"} {
+		b.Run(lang, func(b *testing.B) {
+			s := open(b, confinedOptions(b, lang))
+			for b.Loop() {
+				if r := run(b, s, "x := 1"[map[string]int{"go": 0, "js": 4}[lang]:]); r.Err != nil {
+					b.Fatal(r.Err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkConfinedHardKill: a native hang in JS (a backtracking regex the interrupt cannot stop)
+// past the hard deadline; reports how late Exec returns, restart and a one-cell replay included.
+func BenchmarkConfinedHardKill(b *testing.B) {
+	o := confinedOptions(b, "js")
+	o.CellTimeout, o.KillGrace, o.MaxRestarts, o.NoValidate = 100*time.Millisecond, 50*time.Millisecond, 1<<30, true
+	s := open(b, o)
+	run(b, s, "var kept = 1")
+	var late time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := run(b, s, `new Array(3e8).fill(1)`)
+		if !r.Rebuilt {
+			b.Fatalf("not killed and rebuilt: %v %v", r.Err, r.Lost)
+		}
+		late += time.Since(start) - (o.CellTimeout + o.KillGrace)
+	}
+	b.ReportMetric(float64(late.Microseconds())/1000/float64(b.N), "ms-past-deadline")
+}
+
+// BenchmarkConfinedRestartReplay10: a killed worker, a new confined worker and a 10-cell replay.
+func BenchmarkConfinedRestartReplay10(b *testing.B) {
+	o := confinedOptions(b, "js")
+	o.MaxRestarts, o.MaxBackoff = 1<<30, time.Nanosecond
+	s := open(b, o)
+	for i := range 10 {
+		run(b, s, fmt.Sprintf("var v%d = %d", i, i))
+	}
+	for b.Loop() {
+		b.StopTimer()
+		s.w.kill()
+		<-s.w.exited
+		b.StartTimer()
+		if r := run(b, s, "print(v9)"); r.Stdout != "9\n" || !r.Rebuilt {
+			b.Fatal(r.Stdout, r.Err, r.Lost)
+		}
+	}
+}
