@@ -21,15 +21,15 @@ func jsScan(src []byte, limit int) (n nest, arrows int) {
 }
 
 type jsLexer struct {
-	src      []byte
-	i        int
-	regexOK  bool   // a '/' here starts a regex literal
-	exprEnd  bool   // the previous token can end an expression
-	newline  bool   // a line break since the previous token
-	parens   []bool // for each open '(': whether it is the head of if/while/for/with
-	braces   []bool // for each open '{': whether it is a template substitution ${
-	lastWord string
-	open     bool // the source ends inside a template literal or a block comment
+	src     []byte
+	i       int
+	regexOK bool   // a '/' here starts a regex literal
+	exprEnd bool   // the previous token can end an expression
+	newline bool   // a line break since the previous token
+	parens  []bool // for each open '(': whether it is the head of if/while/for/with
+	braces  []bool // for each open '{': whether it is a template substitution ${
+	head    bool   // the previous token is if, while, for or with
+	open    bool   // the source ends inside a template literal or a block comment
 }
 
 func (l *jsLexer) step(n *nest, arrows *int) {
@@ -47,7 +47,7 @@ func (l *jsLexer) step(n *nest, arrows *int) {
 	case c == '"' || c == '\'':
 		l.token(n, false)
 		l.skipString(c)
-		l.after(false, "")
+		l.after(false)
 	case c == '`':
 		l.token(n, false)
 		l.i++
@@ -55,13 +55,13 @@ func (l *jsLexer) step(n *nest, arrows *int) {
 	case c == '/' && l.regexOK:
 		l.token(n, false)
 		l.skipRegex()
-		l.after(false, "")
+		l.after(false)
 	case isJSIdentStart(c):
 		l.word(n)
 	case c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9':
 		l.token(n, false)
 		l.skipNumber()
-		l.after(false, "")
+		l.after(false)
 	default:
 		l.punct(n, arrows)
 	}
@@ -84,8 +84,8 @@ func (l *jsLexer) token(n *nest, continues bool) {
 }
 
 // after records what the finished token allows next.
-func (l *jsLexer) after(regexOK bool, word string) {
-	l.regexOK, l.exprEnd, l.lastWord = regexOK, !regexOK, word
+func (l *jsLexer) after(regexOK bool) {
+	l.regexOK, l.exprEnd, l.head = regexOK, !regexOK, false
 }
 
 var jsRegexAfterWord = map[string]bool{
@@ -105,12 +105,14 @@ func (l *jsLexer) word(n *nest) {
 	for l.i < len(l.src) && isJSIdentPart(l.src[l.i]) {
 		l.i++
 	}
-	w := string(l.src[start:l.i])
-	l.token(n, w == "in" || w == "instanceof" || w == "of")
-	if jsChainWord[w] {
+	w := l.src[start:l.i]
+	l.token(n, string(w) == "in" || string(w) == "instanceof" || string(w) == "of")
+	chain := jsChainWord[string(w)]
+	if chain {
 		n.bump(start)
 	}
-	l.after(jsRegexAfterWord[w] || jsChainWord[w], w)
+	l.after(jsRegexAfterWord[string(w)] || chain)
+	l.head = isJSHeadWord(string(w))
 }
 
 func (l *jsLexer) punct(n *nest, arrows *int) {
@@ -120,39 +122,39 @@ func (l *jsLexer) punct(n *nest, arrows *int) {
 	l.token(n, true)
 	switch p {
 	case "(":
-		l.parens = append(l.parens, isJSHeadWord(l.lastWord))
+		l.parens = append(l.parens, l.head)
 		l.chainStep(n, start)
 		n.open(start)
-		l.after(true, "")
+		l.after(true)
 	case "[":
 		l.chainStep(n, start)
 		n.open(start)
-		l.after(true, "")
+		l.after(true)
 	case "{", "${":
 		l.braces = append(l.braces, p == "${")
 		n.open(start)
-		l.after(true, "")
+		l.after(true)
 	case ")":
 		head := pop(&l.parens)
 		n.close()
-		l.after(head, "")
+		l.after(head)
 	case "]":
 		n.close()
-		l.after(false, "")
+		l.after(false)
 	case "}":
 		l.closeBrace(n)
 	case ";", ",":
 		n.reset()
-		l.after(true, "")
+		l.after(true)
 	case "++", "--":
 		if l.regexOK { // prefix
 			n.bump(start)
 		}
-		l.after(!l.exprEnd, "")
+		l.after(!l.exprEnd)
 	case "=>":
 		*arrows++
 		n.bump(start)
-		l.after(true, "")
+		l.after(true)
 	default:
 		l.operator(n, p, start)
 	}
@@ -173,7 +175,7 @@ func (l *jsLexer) closeBrace(n *nest) {
 		l.skipTemplate(n)
 		return
 	}
-	l.after(true, "")
+	l.after(true)
 }
 
 // operator counts every other punctuator: prefix and right-associative operators make the
@@ -181,7 +183,7 @@ func (l *jsLexer) closeBrace(n *nest) {
 // parser loops.
 func (l *jsLexer) operator(n *nest, p string, start int) {
 	n.bump(start)
-	l.after(true, "")
+	l.after(true)
 }
 
 func pop(s *[]bool) bool {
@@ -204,8 +206,25 @@ var jsPuncts = []string{
 	"%=", "&=", "|=", "^=", "<<", ">>", "**", "${",
 }
 
-func jsPunct(b []byte) string {
+// punctsByFirst indexes jsPuncts by first byte; oneByte holds every ASCII byte as a string, so
+// that lexing allocates nothing per token.
+var punctsByFirst, oneByte = func() (by [128][]string, one [128]string) {
 	for _, p := range jsPuncts {
+		by[p[0]] = append(by[p[0]], p)
+	}
+	for i := range one {
+		one[i] = string(rune(i))
+	}
+	return by, one
+}()
+
+func jsPunct(b []byte) string {
+	c := b[0]
+	if c >= 0x80 {
+		_, size := utf8.DecodeRune(b)
+		return string(b[:size])
+	}
+	for _, p := range punctsByFirst[c] {
 		if len(b) >= len(p) && string(b[:len(p)]) == p {
 			if p == "?." && len(b) > 2 && b[2] >= '0' && b[2] <= '9' {
 				continue // a ? .5 : b
@@ -213,8 +232,7 @@ func jsPunct(b []byte) string {
 			return p
 		}
 	}
-	_, size := utf8.DecodeRune(b)
-	return string(b[:size])
+	return oneByte[c]
 }
 
 func (l *jsLexer) skipLine() {
@@ -263,13 +281,13 @@ func (l *jsLexer) skipTemplate(n *nest) {
 			l.i += 2
 		case c == '`':
 			l.i++
-			l.after(false, "")
+			l.after(false)
 			return
 		case c == '$' && l.at(1) == '{':
 			l.braces = append(l.braces, true)
 			n.open(l.i)
 			l.i += 2
-			l.after(true, "")
+			l.after(true)
 			return
 		default:
 			l.i++
