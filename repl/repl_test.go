@@ -276,3 +276,19 @@ func TestBackgroundCellIsNotReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledCellRebuildsState: cancelling a runaway cell (Ctrl-C in the REPL) kills the worker,
+// and the rebuild must not inherit the cancellation.
+func TestCancelledCellRebuildsState(t *testing.T) {
+	s := open(t, testOptions("full"))
+	run(t, s, "set x 9")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	r := s.Exec(ctx, "hang")
+	if !errors.Is(r.Err, fault.Timeout) || !r.Rebuilt || r.Lost != nil {
+		t.Fatalf("cancelled cell: err %v rebuilt %v lost %v; want timeout, rebuilt, nothing lost", r.Err, r.Rebuilt, r.Lost)
+	}
+	if r := run(t, s, "print x"); r.Stdout != "9\n" {
+		t.Fatalf("after the cancel: %q %v", r.Stdout, r.Err)
+	}
+}

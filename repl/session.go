@@ -177,7 +177,8 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 	s.nextID++
 	res, calls, death := s.w.exec(ctx, s.nextID, code, false, nil, s.opts)
 	if death != nil {
-		rec := s.recover(ctx, death)
+		// Rebuilding is not part of the cell: a cancelled cell (Ctrl-C) still gets its state back.
+		rec := s.recover(context.WithoutCancel(ctx), death)
 		res.Err, res.Rebuilt, res.Lost = death, rec.Rebuilt, rec.Lost
 		if rec.Err != nil && res.Lost == nil {
 			res.Lost = rec.Err
