@@ -32,7 +32,9 @@ func newReplCmd() *cobra.Command {
 A cell is sent when the language's lexer says it is complete (brackets closed, no open string,
 template or comment), so a block can span lines. Lines starting with ':' are meta-commands;
 :help lists them. Ctrl-C cancels the running cell, not the session; Ctrl-D (end of input) exits.
-Input from a pipe is read line by line, so agents and tests can feed cells in.`,
+On a terminal the line is edited with readline: Enter inside an open block adds a line, and
+history is kept in $RLM_HOME/history (RLM_HOME defaults to ~/.rlm); Ctrl-C while editing drops
+the line. Input from a pipe is read line by line, so agents and tests can feed cells in.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -50,8 +52,9 @@ type shell struct {
 	s        *repl.Session
 	lang     validator.Lang
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
+	mu          sync.Mutex
+	cancel      context.CancelFunc
+	interactive bool // the line editor owns the terminal: SIGINT with no cell running is ignored
 }
 
 func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
@@ -60,9 +63,15 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 		return err
 	}
 	defer func() { sh.s.Close() }()
+	tty := isTerminal(in)
+	if tty && in == os.Stdin {
+		sh.interactive = true
+		stop := sh.interrupts()
+		defer stop()
+		return sh.runTTY()
+	}
 	stop := sh.interrupts()
 	defer stop()
-	tty := isTerminal(in)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var cell strings.Builder
@@ -130,6 +139,9 @@ func (sh *shell) exec(code string) {
 	sh.mu.Unlock()
 	cancel()
 	fmt.Fprint(sh.out, r.Stdout)
+	if sh.interactive && r.Stdout != "" && !strings.HasSuffix(r.Stdout, "\n") {
+		fmt.Fprintln(sh.out) // the line editor redraws from column 0 and would hide a partial line
+	}
 	if r.Final != nil {
 		fmt.Fprintf(sh.out, "FINAL: %s\n", *r.Final)
 	}
@@ -159,6 +171,9 @@ func (sh *shell) interrupts() (stop func()) {
 				sh.mu.Lock()
 				cancel := sh.cancel
 				sh.mu.Unlock()
+				if cancel == nil && sh.interactive {
+					continue // between cells; readline reads Ctrl-C as a key while editing
+				}
 				if cancel == nil {
 					sh.s.Close()
 					os.Exit(130)
