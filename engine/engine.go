@@ -15,6 +15,9 @@ type Result struct {
 	Truncated bool   // Stdout was capped
 	Final     *Final // set when the cell called FINAL or FINAL_VAR
 	Err       error  // nil, or an error of a fault kind (code, timeout, limit, denied, ...)
+	// Rebuild is set when the engine is left unusable, such as a heap still over its limit
+	// after the cell failed: the session should replace the worker and replay its journal.
+	Rebuild bool
 }
 
 // Final is an answer recorded host-side. Value is the host's serialisation: a string as it is,

@@ -149,6 +149,10 @@ func (w *workerProc) exec(ctx context.Context, id int64, code string, replay boo
 				if m.Result.Background {
 					res.Unreplayable = true
 				}
+				if m.Result.Rebuild {
+					w.kill() // the session sees a death and rebuilds from the journal
+					return res, m.Calls, errRebuild
+				}
 				return res, m.Calls, nil
 			}
 		case <-hard.C:
@@ -242,16 +246,23 @@ func (w *workerProc) shutdown() {
 	}
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the first headMax and the last max bytes written to it: a Go fatal error
+// prints its reason first and then a long goroutine dump.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu   sync.Mutex
+	max  int
+	head []byte
+	buf  []byte
 }
+
+const headMax = 2 << 10
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if n := min(headMax-len(t.head), len(p)); n > 0 {
+		t.head = append(t.head, p[:n]...)
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
@@ -262,7 +273,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	return string(t.head) + "\n" + string(t.buf)
 }
 
 // lastLine returns the most telling line of a crash log: the first "fatal error" or "panic" line

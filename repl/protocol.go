@@ -74,6 +74,9 @@ type cellResult struct {
 	// Background is set when the cell left goroutines running: it cannot be replayed
 	// deterministically (a goroutine that panics later would kill every rebuilt worker).
 	Background bool `json:"background,omitempty"`
+	// Rebuild is set when the engine is left unusable (a heap still over its limit): the parent
+	// replaces the worker and replays the journal, which never holds the failed cell.
+	Rebuild bool `json:"rebuild,omitempty"`
 }
 
 // errorInfo is an error as it crosses the protocol: a fault kind, a message, a position.

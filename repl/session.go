@@ -176,6 +176,14 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 	}
 	s.nextID++
 	res, calls, death := s.w.exec(ctx, s.nextID, code, false, nil, s.opts)
+	if errors.Is(death, errRebuild) { // the cell failed and left the engine unusable
+		rec := s.recover(context.WithoutCancel(ctx), nil)
+		res.Rebuilt, res.Lost = rec.Rebuilt, rec.Lost
+		if rec.Err != nil && res.Lost == nil {
+			res.Lost = rec.Err
+		}
+		return res
+	}
 	if death != nil {
 		// Rebuilding is not part of the cell: a cancelled cell (Ctrl-C) still gets its state back.
 		rec := s.recover(context.WithoutCancel(ctx), death)
@@ -311,3 +319,6 @@ func (c WorkerCommand) resolve() (WorkerCommand, error) {
 
 // errWorkerGone is returned for calls on a dead worker.
 var errWorkerGone = errors.New("worker is gone")
+
+// errRebuild marks a cell after which the worker was replaced on purpose.
+var errRebuild = errors.New("the worker was replaced to free what the failed cell left behind")

@@ -149,7 +149,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) *cellResul
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: runner.Vars(), Background: leftRunning(before),
+		Err: errorInfoOf(r.Err), Vars: runner.Vars(), Background: leftRunning(before), Rebuild: r.Rebuild,
 	}
 }
 

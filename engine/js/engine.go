@@ -128,7 +128,10 @@ func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result
 	defer func() { e.cell, e.hostErrs = nil, nil }()
 	runErr := e.run(ctx, prg, unit)
 	stdout, truncated := st.out.result()
-	return engine.Result{Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr}
+	return engine.Result{
+		Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr,
+		Rebuild: errors.Is(runErr, fault.Limit) && liveHeapOver(e.cfg.HeapLimit),
+	}
 }
 
 // run executes prg under the cell's limits: cancellation and the heap watchdog interrupt the

@@ -90,3 +90,12 @@ func (h *heapProbe) over() bool {
 	live, _ = h.read()
 	return live > h.limit
 }
+
+// liveHeapOver collects garbage and reports whether what the cell left reachable (top-level
+// variables of a failed cell, say) still exceeds the limit, so every later cell would fail too.
+func liveHeapOver(limit uint64) bool {
+	runtime.GC()
+	var h heapProbe
+	live, _ := h.read()
+	return live > limit
+}
