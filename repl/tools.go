@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
@@ -12,13 +13,30 @@ import (
 // localTools serves the context tools inside the worker, from memory-mapped context files that
 // the worker's Landlock rules allow it to read. Everything else goes to the parent.
 type localTools struct {
-	store *tools.Store
+	store    *tools.Store
+	files    *tools.Files // the file tools over cfg.Roots and cfg.Workspace; nil if filesErr
+	filesErr error        // why the file tools are unavailable
 }
 
 // openLocalTools maps the context files from the descriptors the worker inherited: a confined
 // worker may not be able to open them by path (it runs as an unprivileged uid, and Landlock grants
 // it no path to them).
 func openLocalTools(cfg WorkerConfig) (*localTools, error) {
+	lt, err := openContextTools(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The root descriptors are opened before the worker confines itself; opens through them stay
+	// subject to Landlock. A root that cannot be opened disables the file tools, not the session.
+	if len(cfg.Roots) > 0 || cfg.Workspace != "" {
+		lt.files, lt.filesErr = tools.NewFiles(cfg.Roots, cfg.Workspace, tools.FileLimits{})
+	} else {
+		lt.filesErr = errors.New("this session has no allowed roots; start it with --root DIR or --workspace DIR")
+	}
+	return lt, nil
+}
+
+func openContextTools(cfg WorkerConfig) (*localTools, error) {
 	if len(cfg.ContextFDs) == 0 {
 		return &localTools{}, nil
 	}
@@ -46,6 +64,10 @@ var contextTools = map[string]bool{"length": true, "peek": true, "search": true,
 
 // call runs a context tool. handled is false for names it does not serve.
 func (t *localTools) call(name string, args []any) (result any, handled bool, err error) {
+	if fileTools[name] {
+		v, err := t.callFile(name, args)
+		return v, true, err
+	}
 	if !contextTools[name] {
 		return nil, false, nil
 	}
@@ -72,6 +94,53 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 		spans, err := doc.Chunk(intArg(args, 1), intArg(args, 2))
 		return spansOf(spans), true, toolErr(err)
 	}
+}
+
+// fileTools are the API functions served by localTools.files.
+var fileTools = map[string]bool{"read_file": true, "list_dir": true, "file_info": true, "grep": true, "write_file": true}
+
+// callFile runs a file tool. Results are plain data: file_info a map with snake_case keys, grep
+// a list of {path, line, start, end, text}, write_file its truncation warning ("" if none).
+func (t *localTools) callFile(name string, args []any) (any, error) {
+	if t.files == nil {
+		return nil, fault.New(fault.Denied, "%s: file tools are unavailable: %v", name, t.filesErr)
+	}
+	switch name {
+	case "read_file":
+		s, err := t.files.Read(strArg(args, 0))
+		return s, fileErr(err)
+	case "list_dir":
+		names, err := t.files.List(strArg(args, 0))
+		out := make([]any, len(names))
+		for i, n := range names {
+			out[i] = n
+		}
+		return out, fileErr(err)
+	case "file_info":
+		fi, err := t.files.Info(strArg(args, 0))
+		if err != nil {
+			return nil, fileErr(err)
+		}
+		return map[string]any{"name": fi.Name, "size": fi.Size, "is_dir": fi.IsDir, "mod_time": fi.ModTime.Format(time.RFC3339)}, nil
+	case "grep":
+		r, err := t.files.Grep(strArg(args, 0), strArg(args, 1))
+		out := make([]any, len(r.Matches))
+		for i, m := range r.Matches {
+			out[i] = map[string]any{"path": m.Path, "line": m.Line, "start": m.Start, "end": m.End, "text": m.Text}
+		}
+		return out, fileErr(err)
+	default: // write_file
+		warn, err := t.files.Write(strArg(args, 0), strArg(args, 1))
+		return warn, fileErr(err)
+	}
+}
+
+// fileErr is toolErr, with guard refusals as denials.
+func fileErr(err error) error {
+	if errors.Is(err, tools.ErrDenied) {
+		return fault.Wrap(fault.Denied, err, "")
+	}
+	return toolErr(err)
 }
 
 // doc resolves the context argument: "context" (or "ctx0") is the first file, "ctxN" the others.

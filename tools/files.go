@@ -1,0 +1,692 @@
+package tools
+
+// File tools and their path guard: read_file, list_dir, file_info, grep and write_file.
+//
+// Every path is resolved against the allowed roots (relative paths against the workspace) and
+// the file is opened relative to a descriptor of its root. Where the kernel has openat2, the
+// open uses RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel itself refuses a path that
+// leaves the root, even one swapped for a symlink between a check and the open. A path the
+// kernel refuses that way (an absolute symlink, say) is then resolved with realpath and, if the
+// real path lies in a root, opened again with RESOLVE_NO_SYMLINKS as well. Without openat2 the
+// guard resolves with realpath, opens with O_NOFOLLOW and checks the opened descriptor's own
+// path (/proc/self/fd) before using it. Files on procfs are refused in both modes. Landlock in
+// the worker enforces the same roots as a second layer.
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrDenied marks a path the guard refused: outside the allowed roots, or writing outside the
+// workspace.
+var ErrDenied = errors.New("denied")
+
+func deniedf(format string, args ...any) error {
+	return &toolError{kind: ErrDenied, msg: fmt.Sprintf(format, args...)}
+}
+
+// FileLimits are the caps of the file tools; zero means the default, negative is an error.
+type FileLimits struct {
+	ReadChars   int // characters read_file returns (50,000)
+	GrepResults int // matches grep returns (100)
+	WriteBytes  int // bytes write_file writes (50,000)
+	ListEntries int // entries list_dir returns (1,000)
+	GrepFiles   int // files one grep scans (10,000)
+}
+
+// Default file caps.
+const (
+	DefaultReadChars   = 50000
+	DefaultGrepResults = 100
+	DefaultWriteBytes  = 50000
+	DefaultListEntries = 1000
+	DefaultGrepFiles   = 10000
+
+	grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
+)
+
+func (l FileLimits) effective() (FileLimits, error) {
+	out := l
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"ReadChars", &out.ReadChars, DefaultReadChars},
+		{"GrepResults", &out.GrepResults, DefaultGrepResults},
+		{"WriteBytes", &out.WriteBytes, DefaultWriteBytes},
+		{"ListEntries", &out.ListEntries, DefaultListEntries},
+		{"GrepFiles", &out.GrepFiles, DefaultGrepFiles},
+	} {
+		if *f.v < 0 {
+			return out, invalidf("file limit %s is %d; use 0 for the default or a positive cap", f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return out, nil
+}
+
+// Files serves the file tools over a set of allowed roots. Its methods are safe for concurrent
+// use.
+type Files struct {
+	roots     []*root // longest path first
+	workspace *root   // also in roots; nil if there is none
+	lim       FileLimits
+	openat2   bool
+}
+
+type root struct {
+	path string // real, absolute, clean
+	fd   int    // O_PATH descriptor of the directory
+}
+
+// FileInfo describes a path: what file_info returns.
+type FileInfo struct {
+	Name    string
+	Size    int64
+	IsDir   bool
+	ModTime time.Time
+}
+
+// FileMatch is one grep hit: the file, the 1-based line, the character offsets of the match in
+// the file, and the line's text (clipped to DefaultLineChars).
+type FileMatch struct {
+	Path       string
+	Line       int64
+	Start, End int64
+	Text       string
+}
+
+// GrepResult holds the first matches; Capped says there were more (or too many files).
+type GrepResult struct {
+	Matches []FileMatch
+	Capped  bool
+}
+
+// NewFiles opens the roots (read-only) and the workspace (read-write; may be ""). Each is
+// resolved with realpath and must be a directory.
+func NewFiles(roots []string, workspace string, lim FileLimits) (*Files, error) {
+	l, err := lim.effective()
+	if err != nil {
+		return nil, err
+	}
+	f := &Files{lim: l}
+	add := func(p string) (*root, error) {
+		if p == "" {
+			return nil, invalidf("an allowed root is empty")
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, invalidf("root %s: %v", p, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, invalidf("root %s: %v", p, err)
+		}
+		for _, r := range f.roots {
+			if r.path == real {
+				return r, nil
+			}
+		}
+		fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, invalidf("root %s: %v", p, err)
+		}
+		r := &root{path: real, fd: fd}
+		f.roots = append(f.roots, r)
+		return r, nil
+	}
+	for _, p := range roots {
+		if _, err := add(p); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if workspace != "" {
+		if f.workspace, err = add(workspace); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
+	if len(f.roots) > 0 {
+		fd, err := unix.Openat2(f.roots[0].fd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
+		if err == nil {
+			unix.Close(fd)
+			f.openat2 = true
+		}
+	}
+	return f, nil
+}
+
+// Close releases the root descriptors.
+func (f *Files) Close() error {
+	for _, r := range f.roots {
+		if r.fd >= 0 {
+			unix.Close(r.fd)
+			r.fd = -1
+		}
+	}
+	return nil
+}
+
+// Mode names how paths are opened: "openat2" (RESOLVE_BENEATH, checked by the kernel) or
+// "realpath" (realpath, O_NOFOLLOW and a check of the opened descriptor's path).
+func (f *Files) Mode() string {
+	if f.openat2 {
+		return "openat2"
+	}
+	return "realpath"
+}
+
+func (f *Files) rootList() string {
+	ps := make([]string, len(f.roots))
+	for i, r := range f.roots {
+		ps[i] = r.path
+	}
+	return strings.Join(ps, ", ")
+}
+
+func (f *Files) outside(p string) error {
+	if len(f.roots) == 0 {
+		return deniedf("path %s is outside the allowed roots: this session has none; start it with --root DIR or --workspace DIR", p)
+	}
+	return deniedf("path %s is outside the allowed roots (%s); use a path under one of them", p, f.rootList())
+}
+
+// absolute makes p absolute without cleaning it: ".." is left for the kernel (or realpath) to
+// resolve, where symlinks are taken into account.
+func (f *Files) absolute(tool, p string) (string, error) {
+	if p == "" {
+		return "", invalidf("%s: the path is empty; pass a file path", tool)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", invalidf("%s: the path contains a NUL byte", tool)
+	}
+	if filepath.IsAbs(p) {
+		return p, nil
+	}
+	if f.workspace == nil {
+		return "", invalidf("%s: relative path %s needs a workspace; pass an absolute path under %s", tool, p, f.rootList())
+	}
+	return f.workspace.path + "/" + p, nil
+}
+
+// within returns p's part below r (lexically, "." for r itself).
+func within(r *root, p string) (string, bool) {
+	if p == r.path {
+		return ".", true
+	}
+	if r.path == "/" {
+		return strings.TrimLeft(p, "/"), strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, r.path+"/") {
+		rel := strings.TrimLeft(p[len(r.path):], "/")
+		if rel == "" {
+			rel = "."
+		}
+		return rel, true
+	}
+	return "", false
+}
+
+func (f *Files) rootOf(p string) (*root, string) {
+	for _, r := range f.roots {
+		if rel, ok := within(r, p); ok {
+			return r, rel
+		}
+	}
+	return nil, ""
+}
+
+// open opens the path p (already absolute) with flags, inside an allowed root.
+func (f *Files) open(tool, p string, flags int) (*os.File, error) {
+	flags |= unix.O_CLOEXEC
+	if f.openat2 {
+		if r, rel := f.rootOf(p); r != nil {
+			fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+			if err == nil {
+				return f.checked(tool, p, fd)
+			}
+			if !errors.Is(err, unix.EXDEV) && !errors.Is(err, unix.ELOOP) {
+				return nil, osErr(tool, p, err)
+			}
+		}
+	}
+	// The path leaves its root lexically or through a symlink, or names no root at all: resolve
+	// it and see where it really lies.
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		// Say "does not exist" only when the nearest existing ancestor is inside a root, so that
+		// the answer tells nothing about paths outside.
+		dir := filepath.Clean(p)
+		for {
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				if r, _ := f.rootOf(real); r == nil {
+					return nil, f.outside(p)
+				}
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				return nil, f.outside(p)
+			}
+			dir = filepath.Dir(dir)
+		}
+		return nil, osErr(tool, p, err)
+	}
+	r, rel := f.rootOf(real)
+	if r == nil {
+		if real != p {
+			return nil, deniedf("path %s resolves to %s, outside the allowed roots (%s); use a path under one of them", p, real, f.rootList())
+		}
+		return nil, f.outside(p)
+	}
+	if f.openat2 {
+		fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_SYMLINKS})
+		if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ELOOP) {
+			return nil, deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
+		}
+		if err != nil {
+			return nil, osErr(tool, p, err)
+		}
+		return f.checked(tool, p, fd)
+	}
+	fd, err := unix.Open(real, flags|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
+	}
+	if err != nil {
+		return nil, osErr(tool, p, err)
+	}
+	// A directory on the way may have been swapped since realpath: ask the kernel where the
+	// descriptor really is.
+	got, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		unix.Close(fd)
+		return nil, deniedf("path %s: cannot confirm where it was opened (%v); refused", p, err)
+	}
+	if r, _ := f.rootOf(got); r == nil {
+		unix.Close(fd)
+		return nil, deniedf("path %s changed while it was opened (now %s); it must stay under the allowed roots (%s)", p, got, f.rootList())
+	}
+	return f.checked(tool, p, fd)
+}
+
+// checked refuses descriptors on procfs (a root that contains /proc must not expose it) and
+// wraps the descriptor.
+func (f *Files) checked(tool, p string, fd int) (*os.File, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil || st.Type == unix.PROC_SUPER_MAGIC {
+		unix.Close(fd)
+		return nil, deniedf("path %s is on /proc, which the file tools do not read", p)
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+func osErr(tool, p string, err error) error {
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return invalidf("%s: %s does not exist; check the path with list_dir", tool, p)
+	case errors.Is(err, unix.ENOTDIR):
+		return invalidf("%s: a component of %s is not a directory", tool, p)
+	case errors.Is(err, unix.EISDIR):
+		return invalidf("%s: %s is a directory; use list_dir", tool, p)
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return deniedf("%s: the system refused access to %s", tool, p)
+	}
+	return invalidf("%s: %s: %v", tool, p, err)
+}
+
+// Read returns the file's text, at most ReadChars characters (invalid UTF-8 bytes read as
+// U+FFFD, one character each). A longer file is cut, and a note at the end says so with its
+// true size.
+func (f *Files) Read(path string) (string, error) {
+	p, err := f.absolute("read_file", path)
+	if err != nil {
+		return "", err
+	}
+	fl, err := f.open("read_file", p, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return "", err
+	}
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil {
+		return "", osErr("read_file", p, err)
+	}
+	if st.IsDir() {
+		return "", invalidf("read_file: %s is a directory; use list_dir", path)
+	}
+	if !st.Mode().IsRegular() {
+		return "", invalidf("read_file: %s is not a regular file", path)
+	}
+	max := f.lim.ReadChars
+	data, err := io.ReadAll(io.LimitReader(fl, int64(max)*utf8.UTFMax+1))
+	if err != nil {
+		return "", osErr("read_file", p, err)
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(data); n++ {
+		if n == max {
+			size := st.Size()
+			if size < int64(len(data)) {
+				size = int64(len(data))
+			}
+			fmt.Fprintf(&b, "\n[read_file: truncated after %d characters; the file has %d bytes. Use grep to find the part you need]", max, size)
+			return b.String(), nil
+		}
+		r, w := utf8.DecodeRune(data[i:])
+		b.WriteRune(r)
+		i += w
+	}
+	return b.String(), nil
+}
+
+// List returns the entries of a directory, sorted, directories with a trailing "/"; after
+// ListEntries entries a last entry says how many were left off.
+func (f *Files) List(path string) ([]string, error) {
+	p, err := f.absolute("list_dir", path)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := f.open("list_dir", p, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	ents, err := fl.ReadDir(-1)
+	if err != nil {
+		return nil, osErr("list_dir", p, err)
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+		if e.IsDir() {
+			names[i] += "/"
+		}
+	}
+	slices.Sort(names)
+	if len(names) > f.lim.ListEntries {
+		more := len(names) - f.lim.ListEntries
+		names = append(names[:f.lim.ListEntries], fmt.Sprintf("… %d more entries; list a subdirectory or grep", more))
+	}
+	return names, nil
+}
+
+// Info describes a path (symlinks followed).
+func (f *Files) Info(path string) (FileInfo, error) {
+	p, err := f.absolute("file_info", path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	fl, err := f.open("file_info", p, unix.O_PATH)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	defer fl.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fl.Fd()), &st); err != nil {
+		return FileInfo{}, osErr("file_info", p, err)
+	}
+	name := filepath.Base(filepath.Clean(p))
+	return FileInfo{
+		Name:    name,
+		Size:    st.Size,
+		IsDir:   st.Mode&unix.S_IFMT == unix.S_IFDIR,
+		ModTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UTC(),
+	}, nil
+}
+
+// Grep finds the RE2 pattern in a file, or in every regular file of a directory tree (in name
+// order; symlinks are not followed, binary files and files over 32 MB are skipped). Matches do
+// not span lines. At most GrepResults matches are returned.
+func (f *Files) Grep(pattern, path string) (GrepResult, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return GrepResult{}, invalidf("grep: bad pattern %q: %v; use RE2 syntax", pattern, err)
+	}
+	p, err := f.absolute("grep", path)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	fl, err := f.open("grep", p, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	g := &grepper{re: re, lim: f.lim}
+	err = g.walk(fl, filepath.Clean(p), true)
+	return GrepResult{Matches: g.out, Capped: g.capped}, err
+}
+
+type grepper struct {
+	re     *regexp.Regexp
+	lim    FileLimits
+	out    []FileMatch
+	files  int
+	capped bool
+}
+
+// walk greps fl (which it closes): a file, or a directory whose entries it opens one component
+// at a time with O_NOFOLLOW, so nothing below the opened directory can lead out of it.
+func (g *grepper) walk(fl *os.File, p string, top bool) error {
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil {
+		return osErr("grep", p, err)
+	}
+	if st.Mode().IsRegular() {
+		if g.files++; g.files > g.lim.GrepFiles {
+			g.capped = true
+			return nil
+		}
+		if !top && st.Size() > grepFileBytes {
+			return nil
+		}
+		return g.file(fl, p, !top)
+	}
+	if !st.IsDir() {
+		if top {
+			return invalidf("grep: %s is not a regular file or directory", p)
+		}
+		return nil
+	}
+	ents, err := fl.ReadDir(-1)
+	if err != nil {
+		return osErr("grep", p, err)
+	}
+	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range ents {
+		if g.capped {
+			return nil
+		}
+		if e.Type()&(os.ModeDir) == 0 && !e.Type().IsRegular() {
+			continue // symlinks, devices, sockets
+		}
+		fd, err := unix.Openat(int(fl.Fd()), e.Name(), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // vanished, swapped for a symlink, or unreadable
+		}
+		var sfs unix.Statfs_t
+		if unix.Fstatfs(fd, &sfs) != nil || sfs.Type == unix.PROC_SUPER_MAGIC {
+			unix.Close(fd)
+			continue
+		}
+		if err := g.walk(os.NewFile(uintptr(fd), e.Name()), p+"/"+e.Name(), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *grepper) file(fl *os.File, p string, skipBinary bool) error {
+	br := bufio.NewReaderSize(fl, 64<<10)
+	if skipBinary {
+		head, _ := br.Peek(512)
+		if slices.Contains(head, 0) {
+			return nil
+		}
+	}
+	var line, off int64
+	for {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line: gather it whole.
+			buf := append([]byte(nil), b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = br.ReadSlice('\n')
+				buf = append(buf, b...)
+				if len(buf) > grepFileBytes {
+					return invalidf("grep: %s has a line over %d bytes; grep a smaller file", p, grepFileBytes)
+				}
+			}
+			b = buf
+		}
+		if len(b) == 0 && err != nil {
+			break
+		}
+		line++
+		text := b
+		text = text[:len(text)-len(trailingEOL(text))]
+		for _, m := range g.re.FindAllIndex(text, -1) {
+			if len(g.out) == g.lim.GrepResults {
+				g.capped = true
+				return nil
+			}
+			start := off + int64(utf8.RuneCount(text[:m[0]]))
+			g.out = append(g.out, FileMatch{
+				Path: p, Line: line,
+				Start: start, End: start + int64(utf8.RuneCount(text[m[0]:m[1]])),
+				Text: clipLine(text),
+			})
+		}
+		off += int64(utf8.RuneCount(b))
+		if err != nil {
+			break
+		}
+	}
+	return nil
+}
+
+func trailingEOL(b []byte) []byte {
+	switch {
+	case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
+		return b[len(b)-2:]
+	case len(b) >= 1 && b[len(b)-1] == '\n':
+		return b[len(b)-1:]
+	}
+	return nil
+}
+
+func clipLine(b []byte) string {
+	if utf8.RuneCount(b) <= DefaultLineChars {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	n, i := 0, 0
+	for i < len(b) && n < DefaultLineChars {
+		_, w := utf8.DecodeRune(b[i:])
+		i += w
+		n++
+	}
+	return strings.ToValidUTF8(string(b[:i]), "\uFFFD") + "…"
+}
+
+// Write writes content to a file inside the workspace, creating it (mode 0644) or replacing the
+// content of a regular file. Directories on the way are created; no symlink is followed,
+// neither on the way nor at the end. Content over WriteBytes is cut (at a character boundary)
+// and the warning says so.
+func (f *Files) Write(path, content string) (warning string, err error) {
+	if f.workspace == nil {
+		return "", deniedf("write_file: this session has no workspace; start it with --workspace DIR")
+	}
+	p, err := f.absolute("write_file", path)
+	if err != nil {
+		return "", err
+	}
+	ws := f.workspace
+	rel, ok := within(ws, filepath.Clean(p))
+	if !ok {
+		// The workspace may be named through a symlink (e.g. /tmp -> /private/tmp).
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(p))); err == nil {
+			if r, ok2 := within(ws, dir); ok2 {
+				rel, ok = filepath.Join(r, filepath.Base(p)), true
+			}
+		}
+	}
+	if !ok {
+		return "", deniedf("write_file: path %s is outside the workspace %s; write under it (a relative path is relative to it)", path, ws.path)
+	}
+	if rel == "." {
+		return "", invalidf("write_file: %s is the workspace itself; name a file in it", path)
+	}
+	parts := strings.Split(rel, "/")
+	dir, err := unix.Openat(ws.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", osErr("write_file", ws.path, err)
+	}
+	defer func() { unix.Close(dir) }()
+	for _, c := range parts[:len(parts)-1] {
+		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			if err := unix.Mkdirat(dir, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+				return "", osErr("write_file", p, err)
+			}
+			next, err = unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return "", deniedf("write_file: %s passes through %s, a symlink or not a directory; write_file follows no symlinks — write to a plain path under %s", path, c, ws.path)
+		}
+		if err != nil {
+			return "", osErr("write_file", p, err)
+		}
+		unix.Close(dir)
+		dir = next
+	}
+	base := parts[len(parts)-1]
+	fd, err := unix.Openat(dir, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	if errors.Is(err, unix.ELOOP) {
+		return "", deniedf("write_file: %s is a symlink; write_file does not write through symlinks — remove it or choose another name", path)
+	}
+	if err != nil {
+		return "", osErr("write_file", p, err)
+	}
+	fl := os.NewFile(uintptr(fd), p)
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil {
+		return "", osErr("write_file", p, err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", invalidf("write_file: %s is not a regular file", path)
+	}
+	data := content
+	if len(data) > f.lim.WriteBytes {
+		cut := f.lim.WriteBytes
+		for cut > 0 && !utf8.RuneStart(data[cut]) {
+			cut--
+		}
+		data = data[:cut]
+		warning = fmt.Sprintf("write_file: content was %d bytes, over the %d-byte cap; wrote only the first %d bytes to %s", len(content), f.lim.WriteBytes, cut, path)
+	}
+	if err := fl.Truncate(0); err != nil {
+		return "", osErr("write_file", p, err)
+	}
+	if _, err := fl.WriteString(data); err != nil {
+		return "", osErr("write_file", p, err)
+	}
+	return warning, nil
+}
