@@ -27,7 +27,7 @@ type sessionFlags struct {
 
 func (f *sessionFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file (repeatable)")
-	fl.StringArrayVar(&f.roots, "root", nil, "a directory the worker may read (repeatable; for the file tools, which are not built yet)")
+	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools (read_file, list_dir, grep) may read (repeatable)")
 	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
