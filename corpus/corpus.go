@@ -18,7 +18,7 @@ type Case struct {
 	Lang   string // "go" or "js"
 	Escape bool   // an escape attempt (else a benign program)
 	Class  string // taxonomy class of an escape, e.g. "G1"
-	Expect string // "reject" for escapes
+	Expect string // "reject": the validator alone rejects it; "contain": valid code the runtime layers must contain
 	Rule   string // the rule id the finding must carry, when the header names one
 	Effect string // what the code does if it runs: read, write, connect, env, exec, crash, hang, tamper
 	Want   string // benign: the expected printed output ("\n" in the header is a line break)
@@ -30,7 +30,8 @@ type Case struct {
 // HasWant reports whether the case states its expected output.
 func (c Case) HasWant() bool { return c.Want != "" || c.Final != "" }
 
-// Render substitutes the placeholders (@@CANARY@@, @@OUTSIDE@@, @@ADDR@@, @@HOST@@, @@PORT@@).
+// Render substitutes the placeholders (@@CANARY@@, @@OUTSIDE@@, @@ADDR@@, @@HOST@@, @@PORT@@,
+// @@ROOT@@, @@LINK@@, @@DIRLINK@@).
 func (c Case) Render(values map[string]string) []byte {
 	s := string(c.Source)
 	for k, v := range values {
@@ -131,10 +132,12 @@ func (c *Case) set(key, val string) error {
 // check enforces the header rules of README.md.
 func (c Case) check() error {
 	switch {
-	case c.Escape && (c.Class == "" || c.Expect != "reject" || c.Effect == ""):
-		return fmt.Errorf("%s: an escape needs class, expect: reject and effect", c.Name)
-	case c.Escape && !strings.HasPrefix(c.Class, map[string]string{"go": "G", "js": "J"}[c.Lang]):
+	case c.Escape && (c.Class == "" || c.Expect != "reject" && c.Expect != "contain" || c.Effect == ""):
+		return fmt.Errorf("%s: an escape needs class, expect: reject or contain, and effect", c.Name)
+	case c.Escape && c.Expect == "reject" && !strings.HasPrefix(c.Class, map[string]string{"go": "G", "js": "J"}[c.Lang]):
 		return fmt.Errorf("%s: class %s is not a %s class", c.Name, c.Class, c.Lang)
+	case c.Escape && c.Expect == "contain" && !strings.HasPrefix(c.Class, "P"):
+		return fmt.Errorf("%s: expect: contain is for the path-guard classes (P...)", c.Name)
 	case !c.Escape && !c.HasWant():
 		return fmt.Errorf("%s: a benign program needs want: or final:", c.Name)
 	case !c.Escape && c.Class != "":

@@ -108,10 +108,13 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := map[string]string{"CANARY": canary, "OUTSIDE": filepath.Join(t.TempDir(), "pwned"), "ADDR": "127.0.0.1:9", "HOST": "127.0.0.1", "PORT": "9"}
+	root := guardRoot(t, canary)
+	values["ROOT"], values["LINK"], values["DIRLINK"] = root, filepath.Join(root, "link"), filepath.Join(root, "dirlink")
 	for _, lang := range []string{"go", "js"} {
 		on := open(t, realOptions(t, lang)) // the validator alone
 		offOpts := confinedOptions(t, lang) // the runtime and OS layers alone
 		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
+		offOpts.Roots = []string{root}
 		off := open(t, offOpts)
 		rejected, contained := 0, 0
 		for _, c := range cases {
@@ -119,7 +122,9 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 				continue
 			}
 			src := string(c.Render(values))
-			if r := on.Exec(context.Background(), src); errors.Is(r.Err, fault.Rejected) {
+			if c.Expect == "contain" {
+				// Valid code with hostile arguments: nothing for the validator to reject.
+			} else if r := on.Exec(context.Background(), src); errors.Is(r.Err, fault.Rejected) {
 				rejected++
 			} else {
 				t.Errorf("%s: validator on: want rejected, got %v", c.Name, r.Err)
@@ -182,4 +187,28 @@ func TestConfinedWorker(t *testing.T) {
 func retry(s *Session, r *Result) bool {
 	*r = s.Exec(context.Background(), `print(1 + 1)`)
 	return strings.TrimSpace(r.Stdout) == "2"
+}
+
+// guardRoot makes an allowed read root holding notes.txt, a symlink to the canary and a directory
+// symlink to the canary's directory, for the path-guard cases.
+func guardRoot(t *testing.T, canary string) string {
+	t.Helper()
+	root, err := os.MkdirTemp("", "rlm-guard-root-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("harmless notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(canary, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(canary), filepath.Join(root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

@@ -1,0 +1,2 @@
+// class: P1 expect: contain effect: read
+print(read_file("@@CANARY@@"));
