@@ -17,14 +17,7 @@ import (
 // to ~/.rlm. Go and JS cells share the file. An empty string means no file (history stays in
 // memory), for instance when there is no home directory.
 func historyFile() string {
-	home := os.Getenv("RLM_HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		home = filepath.Join(h, ".rlm")
-	}
+	home := rlmHome()
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return ""
 	}

@@ -45,6 +45,18 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	}, nil
 }
 
+// rlmHome is $RLM_HOME, or ~/.rlm.
+func rlmHome() string {
+	if h := os.Getenv("RLM_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".rlm"
+	}
+	return filepath.Join(home, ".rlm")
+}
+
 type runFlags struct {
 	sessionFlags
 	script  string
