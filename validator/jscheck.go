@@ -10,7 +10,7 @@ import (
 )
 
 // sourceMapComment matches the comments that make goja's parser read a file at parse time.
-var sourceMapComment = regexp.MustCompile(`[/][/*]\s*[#@]\s*source(Mapping)?URL`)
+var sourceMapComment = regexp.MustCompile(`[/][/*][ \t]*[#@][ \t]*source(Mapping)?URL`)
 
 // findSourceMap locates a sourceMappingURL/sourceURL comment; the regex runs only on sources
 // that contain the word at all.
