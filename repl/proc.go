@@ -28,10 +28,7 @@ type workerProc struct {
 
 // startWorker starts a worker in its own process group, sends init and waits for ready.
 func startWorker(ctx context.Context, o Options, files []*os.File) (*workerProc, *readyMsg, error) {
-	wc, err := o.Worker.resolve()
-	if err != nil {
-		return nil, nil, err
-	}
+	wc := o.Worker.resolve()
 	cmd, err := workerCmd(o, wc, files)
 	if err != nil {
 		return nil, nil, err

@@ -307,14 +307,14 @@ type WorkerCommand struct {
 	Env  []string // extra environment entries; the worker otherwise gets only PATH
 }
 
-func (c WorkerCommand) resolve() (WorkerCommand, error) {
+func (c WorkerCommand) resolve() WorkerCommand {
 	if c.Path == "" {
 		c.Path = "/proc/self/exe"
 	}
 	if c.Args == nil {
 		c.Args = []string{"__worker"}
 	}
-	return c, nil
+	return c
 }
 
 // errWorkerGone is returned for calls on a dead worker.
