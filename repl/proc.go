@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -27,9 +26,9 @@ type workerProc struct {
 }
 
 // startWorker starts a worker in its own process group, sends init and waits for ready.
-func startWorker(ctx context.Context, o Options, files []*os.File) (*workerProc, *readyMsg, error) {
+func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *readyMsg, error) {
 	wc := o.Worker.resolve()
-	cmd, err := workerCmd(o, wc, files)
+	cmd, err := workerCmd(o, wc, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,7 +47,7 @@ func startWorker(ctx context.Context, o Options, files []*os.File) (*workerProc,
 	}
 	w.stdin, w.conn = stdin, newConn(stdout, stdin)
 	go w.pump()
-	ready, err := w.handshake(ctx, o, len(files))
+	ready, err := w.handshake(ctx, o, in)
 	if err != nil {
 		w.kill()
 		return nil, nil, err
@@ -60,32 +59,36 @@ func startWorker(ctx context.Context, o Options, files []*os.File) (*workerProc,
 // machine has them, Pdeathsig, its own process group, a minimal environment), or, with
 // Options.Unconfined, a plain child in its own process group.
 //
-// The context files are passed as open descriptors (3, 4, ...), so Landlock grants the worker no
-// path to them and an unprivileged worker can read files only the parent could open.
-func workerCmd(o Options, wc WorkerCommand, files []*os.File) (*exec.Cmd, error) {
+// The context files, the read roots and the workspace are passed as open descriptors (3, 4, ...;
+// see inherited): an unprivileged worker reaches them without a path, and its Landlock rules are
+// made from the same descriptors.
+func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 	if o.Unconfined {
 		cmd := exec.Command(wc.Path, wc.Args...)
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		cmd.ExtraFiles = files
+		cmd.ExtraFiles = in.files
 		return cmd, nil
+	}
+	read, ws := in.rootFDs()
+	var mapped int64
+	for _, f := range in.files[:len(in.ctxFDs)] {
+		if st, err := f.Stat(); err == nil {
+			mapped += st.Size()
+		}
 	}
 	// The worker outlives Open's context: its lifetime is the Session's, ended by Close or a kill.
 	return sandbox.Command(context.Background(), sandbox.Config{
 		AllowDegraded: o.AllowDegraded,
-		ReadDirs:      o.Roots, Workspace: o.Workspace,
-		Path: wc.Path, Args: wc.Args, Env: wc.Env, ExtraFiles: files,
+		ReadDirFDs:    read, WorkspaceFD: ws, MappedBytes: mapped,
+		Path: wc.Path, Args: wc.Args, Env: wc.Env, ExtraFiles: in.files,
 	})
 }
 
-func (w *workerProc) handshake(ctx context.Context, o Options, nfiles int) (*readyMsg, error) {
-	fds := make([]int, nfiles)
-	for i := range fds {
-		fds[i] = 3 + i
-	}
+func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*readyMsg, error) {
 	init := &initMsg{
-		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: fds, Roots: o.Roots,
-		Workspace: o.Workspace, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(),
+		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, Roots: in.roots,
+		Workspace: in.ws, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(),
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {
 		return nil, w.death(err)

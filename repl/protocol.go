@@ -44,8 +44,8 @@ type initMsg struct {
 	Validate    bool     `json:"validate"`
 	Contexts    []string `json:"contexts"`    // the context files' names, for messages
 	ContextFDs  []int    `json:"context_fds"` // the descriptors they are open on in the worker
-	Roots       []string `json:"roots"`
-	Workspace   string   `json:"workspace"`
+	Roots       []Root   `json:"roots"`       // read-only roots and their inherited descriptors
+	Workspace   *Root    `json:"workspace"`   // the writable root, or nil
 	OutputCap   int      `json:"output_cap"`
 	SoftTimeout int64    `json:"soft_timeout_ms"`
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -16,9 +15,9 @@ import (
 // and no host calls served by the parent.
 type Options struct {
 	Lang      string   // "go" (default) or "js"
-	Contexts  []string // context files, readable by the worker
-	Roots     []string // further read-only roots
-	Workspace string   // the only writable directory
+	Contexts  []string // context files, readable by the worker; their directories are read roots
+	Roots     []string // further read-only roots (directories) for the file tools
+	Workspace string   // the only writable directory (write_file); relative paths resolve in it
 
 	CellTimeout time.Duration // soft deadline per cell (default 120 s): the engine interrupts itself
 	KillGrace   time.Duration // the hard deadline is CellTimeout+KillGrace (default 1 s): SIGKILL
@@ -100,7 +99,7 @@ type Session struct {
 	degraded error
 	nextID   int64
 	iso      Isolation
-	files    []*os.File // the context files, open for the session's lifetime
+	in       *inherited // the context files and roots, open for the session's lifetime
 }
 
 // entry is one successful cell and the host results it consumed.
@@ -115,14 +114,11 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.opts.Lang != "go" && s.opts.Lang != "js" {
 		return nil, fmt.Errorf("unknown language %q: use go or js", s.opts.Lang)
 	}
-	for _, p := range s.opts.Contexts {
-		f, err := os.Open(p)
-		if err != nil {
-			s.closeFiles()
-			return nil, fmt.Errorf("context file: %w", err)
-		}
-		s.files = append(s.files, f)
+	in, err := openInherited(s.opts)
+	if err != nil {
+		return nil, err
 	}
+	s.in = in
 	if err := s.start(ctx); err != nil {
 		s.closeFiles()
 		return nil, err
@@ -131,10 +127,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 }
 
 func (s *Session) closeFiles() {
-	for _, f := range s.files {
-		f.Close()
+	if s.in != nil {
+		s.in.close()
 	}
-	s.files = nil
 }
 
 // Isolation reports the confinement layers of the current worker.
@@ -145,7 +140,7 @@ func (s *Session) Isolation() Isolation {
 }
 
 func (s *Session) start(ctx context.Context) error {
-	w, ready, err := startWorker(ctx, s.opts, s.files)
+	w, ready, err := startWorker(ctx, s.opts, s.in)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ type localTools struct {
 	store    *tools.Store
 	files    *tools.Files // the file tools over cfg.Roots and cfg.Workspace; nil if filesErr
 	filesErr error        // why the file tools are unavailable
+	blocked  []blockedRoot
 }
 
 // openLocalTools maps the context files from the descriptors the worker inherited: a confined
@@ -26,12 +27,14 @@ func openLocalTools(cfg WorkerConfig) (*localTools, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The root descriptors are opened before the worker confines itself; opens through them stay
-	// subject to Landlock. A root that cannot be opened disables the file tools, not the session.
-	if len(cfg.Roots) > 0 || cfg.Workspace != "" {
-		lt.files, lt.filesErr = tools.NewFiles(cfg.Roots, cfg.Workspace, tools.FileLimits{})
-	} else {
-		lt.filesErr = errors.New("this session has no allowed roots; start it with --root DIR or --workspace DIR")
+	// The roots are descriptors the parent opened; opens through them stay subject to DAC and
+	// Landlock. A root or workspace the user named that the worker cannot use refuses the worker.
+	if len(cfg.Roots) == 0 && cfg.Workspace == nil {
+		lt.filesErr = errors.New("this session has no allowed roots; start it with --root DIR or --out DIR")
+		return lt, nil
+	}
+	if lt.files, lt.blocked, err = openFileTools(cfg); err != nil {
+		return nil, err
 	}
 	return lt, nil
 }
@@ -105,6 +108,18 @@ func (t *localTools) callFile(name string, args []any) (any, error) {
 	if t.files == nil {
 		return nil, fault.New(fault.Denied, "%s: file tools are unavailable: %v", name, t.filesErr)
 	}
+	v, err := t.runFile(name, args)
+	if errors.Is(err, fault.Denied) {
+		path := strArg(args, 0)
+		if name == "grep" {
+			path = strArg(args, 1)
+		}
+		err = t.whyBlocked(name, path, err)
+	}
+	return v, err
+}
+
+func (t *localTools) runFile(name string, args []any) (any, error) {
 	switch name {
 	case "read_file":
 		s, err := t.files.Read(strArg(args, 0))

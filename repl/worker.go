@@ -29,11 +29,20 @@ type WorkerConfig struct {
 	Lang        string
 	Validate    bool
 	Contexts    []string
-	ContextFDs  []int // inherited descriptors of the context files, in order
-	Roots       []string
-	Workspace   string
+	ContextFDs  []int  // inherited descriptors of the context files, in order
+	Roots       []Root // read-only roots: the --root directories, then the context files' directories
+	Workspace   *Root  // the only writable directory; nil if there is none
 	OutputCap   int
 	SoftTimeout time.Duration
+}
+
+// Root is an allowed directory as the worker gets it: the parent's real path of it (to map
+// absolute paths to it and to name it in messages) and the inherited O_PATH descriptor that every
+// open below it goes through, so the worker never opens a host path by name.
+type Root struct {
+	Path        string `json:"path"`
+	FD          int    `json:"fd"`
+	FromContext bool   `json:"from_context,omitempty"` // a context file's directory, not named by the user
 }
 
 // Isolation is the worker's report of the layers it applied.

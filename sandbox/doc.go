@@ -7,6 +7,8 @@
 //
 //	cmd, err := sandbox.Command(ctx, sandbox.Config{ReadFiles: ctxFiles, ReadDirs: roots,
 //		Workspace: out, Args: []string{"__worker"}, AllowDegraded: flagAllowDegraded})
+//	// or, for trees the worker uid cannot reach by name: ExtraFiles: dirs (O_PATH),
+//	// ReadDirFDs: []int{3, ...}, WorkspaceFD: N
 //	// err is a fault.Denied when the machine is below the minimum; then set up
 //	// cmd.StdinPipe / StdoutPipe for the JSON-lines protocol and cmd.Start().
 //	// Hard deadline: sandbox.KillGroup(cmd) (cancelling ctx does the same).
@@ -55,8 +57,13 @@
 // Nothing else is allowed read-only: the Go runtime needs no file after start (its cgroup
 // files are opened before; the local time zone is loaded before Landlock), and /proc/self
 // is deliberately not granted. Does not stop: socket() itself, UDP (before ABI 10),
-// stat/chdir/readlink of any path, fork. The allowed paths must be reachable (search
-// permission) by the worker uid, or Apply fails.
+// stat/chdir/readlink of any path, fork. Allowed paths (ReadFiles, ReadDirs, Workspace) must
+// be reachable (search permission) by the worker uid, or Apply fails; trees the worker uid
+// cannot reach by name (below a 0700 home) are passed as inherited O_PATH descriptors instead
+// (ReadDirFDs, WorkspaceFD), and the rules are made from /proc/self/fd/N, which reaches the
+// directory the descriptor holds without walking its path. DAC still applies below it: the
+// worker uid needs the directory's own search (and write) permission, which is why
+// PrepareWorkspace chowns a parent-made workspace to it, and never a directory the user chose.
 //
 // seccomp: an architecture guard first (any non-native architecture, and x32, kills the
 // process: go-seccomp-bpf alone sends them to the default action, which is allow for a

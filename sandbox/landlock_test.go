@@ -3,9 +3,12 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // Landlock alone: reads only below the context files and read roots, writes only in the
@@ -53,4 +56,30 @@ func TestLandlockCoversExistingThreads(t *testing.T) {
 	if got := off.step(t, "threads").Val; got != "8/8" {
 		t.Errorf("control: %s threads read the canary, want 8/8", got)
 	}
+}
+
+// Landlock rules made from inherited descriptors (Config.ReadDirFDs, WorkspaceFD) instead of
+// paths: the worker reads below the read root, writes only in the workspace, and nothing else.
+func TestLandlockFromDescriptors(t *testing.T) {
+	tr := newTree(t)
+	docs, err := os.OpenFile(tr.docs, unix.O_PATH|unix.O_DIRECTORY, 0)
+	must(t, err)
+	defer docs.Close()
+	work, err := os.OpenFile(tr.work, unix.O_PATH|unix.O_DIRECTORY, 0)
+	must(t, err)
+	defer work.Close()
+	sp := spec{
+		Read:  []string{filepath.Join(tr.docs, "doc.txt"), tr.canary, tr.ctx},
+		Write: []string{filepath.Join(tr.work, "out.txt"), filepath.Join(tr.docs, "x.txt"), filepath.Join(tr.outside, "x.txt")},
+	}
+	cfg := only(Landlock)
+	cfg.ExtraFiles, cfg.ReadDirFDs, cfg.WorkspaceFD = []*os.File{docs, work}, []int{3}, 4
+	on := runWorker(t, cfg, sp)
+	wantApplied(t, on, Landlock)
+	wantOK(t, on, "read "+filepath.Join(tr.docs, "doc.txt"))
+	wantErrno(t, on, "read "+tr.canary, syscall.EACCES)
+	wantErrno(t, on, "read "+tr.ctx, syscall.EACCES)
+	wantOK(t, on, "write "+filepath.Join(tr.work, "out.txt"))
+	wantErrno(t, on, "write "+filepath.Join(tr.docs, "x.txt"), syscall.EACCES)
+	wantErrno(t, on, "write "+filepath.Join(tr.outside, "x.txt"), syscall.EACCES)
 }

@@ -46,10 +46,9 @@ func command(ctx context.Context, cfg Config, ns Layer) (*exec.Cmd, error) {
 	cmd.Args[0] = "rlm-worker"
 	cmd.Env = append([]string{workerPATH}, cfg.Env...)
 	cmd.Env = append(cmd.Env, EnvConfig+"="+string(wire))
+	// Never the workspace: the worker's uid may be unable to reach it by name (the child's
+	// chdir would fail); it works in the workspace through a descriptor instead.
 	cmd.Dir = "/"
-	if cfg.Workspace != "" {
-		cmd.Dir = cfg.Workspace
-	}
 	cmd.ExtraFiles = cfg.ExtraFiles
 	cmd.SysProcAttr = sysProcAttr(ns, cfg.wanted()&UserNS != 0, cfg.UID, cfg.GID)
 	cmd.Cancel = func() error { return KillGroup(cmd) }

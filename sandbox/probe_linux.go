@@ -47,11 +47,27 @@ func probe() Report {
 	} else {
 		r.set(Seccomp, Missing, "kernel without seccomp filters")
 	}
-	probeNamespaces(&r)
+	if !allNamespaces(&r) {
+		probeNamespaces(&r)
+	}
 	if psxBreaksPidNS(r.LandlockABI) && r.Get(PidNS).Status == Available {
 		r.set(PidNS, Missing, psxPidNS)
 	}
 	return r
+}
+
+// allNamespaces tries the one clone a worker normally gets, every namespace at once. When it
+// works, each namespace is available, and the throwaway child per namespace that
+// probeNamespaces starts (six forks, most of an uncached Probe) is not needed; otherwise
+// probeNamespaces finds out which ones fail, and why.
+func allNamespaces(r *Report) bool {
+	if tryClone(Namespaces) != nil {
+		return false
+	}
+	for _, f := range nsFlags {
+		r.set(f.layer, Available, "")
+	}
+	return true
 }
 
 // psxBreaksPidNS reports whether Landlock in this binary would go through libpsx.

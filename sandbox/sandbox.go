@@ -107,7 +107,17 @@ type Config struct {
 	ReadDirs  []string `json:"read_dirs,omitempty"`  // readable trees (--root)
 	Workspace string   `json:"workspace,omitempty"`  // the only writable tree
 
-	MemoryBytes   int64  `json:"memory_bytes,omitempty"`    // worker memory cap; default 512 MiB
+	// The same, as descriptors the worker inherited (ExtraFiles: 3 is ExtraFiles[0]), for trees
+	// the worker's uid cannot reach by name (under a 0700 home): Landlock rules are made from
+	// the descriptors themselves. ReadDirFDs are readable trees; WorkspaceFD, when not 0, is the
+	// writable one.
+	ReadDirFDs  []int `json:"read_dir_fds,omitempty"`
+	WorkspaceFD int   `json:"workspace_fd,omitempty"`
+
+	MemoryBytes int64 `json:"memory_bytes,omitempty"` // worker memory cap; default 512 MiB
+	// MappedBytes is address space for the read-only mappings of the context files, added to
+	// RLIMIT_AS: they are file-backed and shared, not memory the worker allocates.
+	MappedBytes   int64  `json:"mapped_bytes,omitempty"`
 	FileSizeBytes int64  `json:"file_size_bytes,omitempty"` // largest file the worker may write; default 64 MiB
 	OpenFiles     uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE; default 64
 	CPUSeconds    uint64 `json:"cpu_seconds,omitempty"`     // RLIMIT_CPU backstop; default 3600
@@ -344,3 +354,15 @@ func maskReport(r Report, cfg Config) Report {
 const psxPidNS = "cgo binary with Landlock ABI < 8: go-landlock reaches other threads through " +
 	"libpsx, which lists /proc/PID/task for its own pid and hangs inside a pid namespace; " +
 	"build with CGO_ENABLED=0 to get one"
+
+// PrepareWorkspace hands a directory that the parent created for one task over to the worker.
+// A root parent starts the worker as the unprivileged DefaultUID (see Config.UID), which DAC
+// keeps out of a directory root created 0700; the directory is chowned to that uid. Anyone else's
+// worker runs as their own uid on the host, so nothing changes. Never call it on a directory the
+// user chose: it would give the worker (and any other process of that uid) the user's files.
+func PrepareWorkspace(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	return os.Chown(dir, DefaultUID, DefaultUID)
+}

@@ -75,12 +75,19 @@ func runStep(cfg Config, r *Report, l Layer, apply func(Config, *Report) (string
 	return detail, err
 }
 
+// addressSpace is RLIMIT_AS: the memory cap, the Go runtime's headroom, and the context files'
+// mappings (rounded up to pages, plus one page each for the index's guard).
+func addressSpace(cfg Config) uint64 {
+	mapped := uint64(max(cfg.MappedBytes, 0))
+	return uint64(cfg.MemoryBytes) + GoHeadroomBytes + mapped + mapped/64 + 1<<20
+}
+
 func applyRlimits(cfg Config, _ *Report) (string, error) {
 	limits := []struct {
 		res int
 		v   uint64
 	}{
-		{unix.RLIMIT_AS, uint64(cfg.MemoryBytes) + GoHeadroomBytes},
+		{unix.RLIMIT_AS, addressSpace(cfg)},
 		{unix.RLIMIT_FSIZE, uint64(cfg.FileSizeBytes)},
 		{unix.RLIMIT_NOFILE, cfg.OpenFiles},
 		{unix.RLIMIT_CORE, 0},
@@ -100,7 +107,7 @@ func applyRlimits(cfg Config, _ *Report) (string, error) {
 	// The soft layer: the garbage collector works to stay under the cap.
 	debug.SetMemoryLimit(cfg.MemoryBytes)
 	return fmt.Sprintf("as=%d fsize=%d nofile=%d core=0 cpu=%ds",
-		uint64(cfg.MemoryBytes)+GoHeadroomBytes, cfg.FileSizeBytes, cfg.OpenFiles, cfg.CPUSeconds), nil
+		addressSpace(cfg), cfg.FileSizeBytes, cfg.OpenFiles, cfg.CPUSeconds), nil
 }
 
 // applyNoNewPrivs sets no_new_privs on every thread: with AllThreadsSyscall, or in a cgo
@@ -171,6 +178,14 @@ func applyLandlock(cfg Config, r *Report) (string, error) {
 	if cfg.Workspace != "" {
 		rules = append(rules, landlock.PathAccess(rightsWrite&handled, cfg.Workspace))
 	}
+	// Descriptor rules: go-landlock opens the magic link with O_PATH, which reaches the very
+	// directory the descriptor holds without walking (or needing search rights on) its path.
+	for _, fd := range cfg.ReadDirFDs {
+		rules = append(rules, landlock.PathAccess(rightsReadDir&handled, fdPath(fd)))
+	}
+	if cfg.WorkspaceFD > 0 {
+		rules = append(rules, landlock.PathAccess(rightsWrite&handled, fdPath(cfg.WorkspaceFD)))
+	}
 	if err := llc.Restrict(rules...); err != nil {
 		return "", err
 	}
@@ -228,3 +243,5 @@ func closeInherited(extra int) error {
 	}
 	return nil
 }
+
+func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }

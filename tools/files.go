@@ -5,9 +5,12 @@ package tools
 // Every path is resolved against the allowed roots (relative paths against the workspace) and
 // the file is opened relative to a descriptor of its root. Where the kernel has openat2, the
 // open uses RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel itself refuses a path that
-// leaves the root, even one swapped for a symlink between a check and the open. A path the
-// kernel refuses that way (an absolute symlink, say) is then resolved with realpath and, if the
-// real path lies in a root, opened again with RESOLVE_NO_SYMLINKS as well. Without openat2 the
+// leaves the root, even one swapped for a symlink between a check and the open. A path that
+// leaves its root through leading ".." components ("../docs/a.txt" from the workspace) is
+// re-rooted at the root's real parent without resolving any name (an unprivileged worker may
+// not be able to resolve names above its roots) and tried again. A path the kernel refuses
+// otherwise (an absolute symlink, say) is resolved with realpath and, if the real path lies in
+// a root, opened again with RESOLVE_NO_SYMLINKS as well. Without openat2 the
 // guard resolves with realpath, opens with O_NOFOLLOW and checks the opened descriptor's own
 // path (/proc/self/fd) before using it. Files on procfs are refused in both modes. Landlock in
 // the worker enforces the same roots as a second layer.
@@ -117,62 +120,6 @@ type GrepResult struct {
 	Capped  bool
 }
 
-// NewFiles opens the roots (read-only) and the workspace (read-write; may be ""). Each is
-// resolved with realpath and must be a directory.
-func NewFiles(roots []string, workspace string, lim FileLimits) (*Files, error) {
-	l, err := lim.effective()
-	if err != nil {
-		return nil, err
-	}
-	f := &Files{lim: l}
-	add := func(p string) (*root, error) {
-		if p == "" {
-			return nil, invalidf("an allowed root is empty")
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, invalidf("root %s: %v", p, err)
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return nil, invalidf("root %s: %v", p, err)
-		}
-		for _, r := range f.roots {
-			if r.path == real {
-				return r, nil
-			}
-		}
-		fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, invalidf("root %s: %v", p, err)
-		}
-		r := &root{path: real, fd: fd}
-		f.roots = append(f.roots, r)
-		return r, nil
-	}
-	for _, p := range roots {
-		if _, err := add(p); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	if workspace != "" {
-		if f.workspace, err = add(workspace); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
-	if len(f.roots) > 0 {
-		fd, err := unix.Openat2(f.roots[0].fd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
-		if err == nil {
-			unix.Close(fd)
-			f.openat2 = true
-		}
-	}
-	return f, nil
-}
-
 // Close releases the root descriptors.
 func (f *Files) Close() error {
 	for _, r := range f.roots {
@@ -203,7 +150,7 @@ func (f *Files) rootList() string {
 
 func (f *Files) outside(p string) error {
 	if len(f.roots) == 0 {
-		return deniedf("path %s is outside the allowed roots: this session has none; start it with --root DIR or --workspace DIR", p)
+		return deniedf("path %s is outside the allowed roots: this session has none; start it with --root DIR or --out DIR", p)
 	}
 	return deniedf("path %s is outside the allowed roots (%s); use a path under one of them", p, f.rootList())
 }
@@ -265,28 +212,20 @@ func (f *Files) open(tool, p string, flags int) (*os.File, error) {
 			if !errors.Is(err, unix.EXDEV) && !errors.Is(err, unix.ELOOP) {
 				return nil, osErr(tool, p, err)
 			}
+			if q, ok := f.climb(p); ok {
+				return f.open(tool, q, flags)
+			}
 		}
 	}
-	// The path leaves its root lexically or through a symlink, or names no root at all: resolve
-	// it and see where it really lies.
+	return f.openResolved(tool, p, flags)
+}
+
+// openResolved opens a path that leaves its root lexically or through a symlink, or names no
+// root at all: it resolves the path with realpath and sees where it really lies.
+func (f *Files) openResolved(tool, p string, flags int) (*os.File, error) {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		// Say "does not exist" only when the nearest existing ancestor is inside a root, so that
-		// the answer tells nothing about paths outside.
-		dir := filepath.Clean(p)
-		for {
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				if r, _ := f.rootOf(real); r == nil {
-					return nil, f.outside(p)
-				}
-				break
-			}
-			if dir == filepath.Dir(dir) {
-				return nil, f.outside(p)
-			}
-			dir = filepath.Dir(dir)
-		}
-		return nil, osErr(tool, p, err)
+		return nil, f.missing(tool, p, err)
 	}
 	r, rel := f.rootOf(real)
 	if r == nil {
@@ -324,6 +263,26 @@ func (f *Files) open(tool, p string, flags int) (*os.File, error) {
 		return nil, deniedf("path %s changed while it was opened (now %s); it must stay under the allowed roots (%s)", p, got, f.rootList())
 	}
 	return f.checked(tool, p, fd)
+}
+
+// missing explains a path realpath could not resolve. It says "does not exist" only when the
+// nearest existing ancestor is inside a root, so that the answer tells nothing about paths
+// outside.
+func (f *Files) missing(tool, p string, err error) error {
+	dir := filepath.Clean(p)
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			if r, _ := f.rootOf(real); r == nil {
+				return f.outside(p)
+			}
+			break
+		}
+		if dir == filepath.Dir(dir) {
+			return f.outside(p)
+		}
+		dir = filepath.Dir(dir)
+	}
+	return osErr(tool, p, err)
 }
 
 // checked refuses descriptors on procfs (a root that contains /proc must not expose it) and
@@ -605,13 +564,42 @@ func clipLine(b []byte) string {
 	return strings.ToValidUTF8(string(b[:i]), "\uFFFD") + "…"
 }
 
+// mkdirs opens the workspace directory below which the file p (as the caller named it: path) is
+// written, one component at a time, creating missing ones and following no symlink.
+func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
+	ws := f.workspace
+	dir, err := unix.Openat(ws.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, osErr("write_file", ws.path, err)
+	}
+	for _, c := range comps {
+		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			if err := unix.Mkdirat(dir, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+				unix.Close(dir)
+				return -1, osErr("write_file", p, err)
+			}
+			next, err = unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
+		unix.Close(dir)
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return -1, deniedf("write_file: %s passes through %s, a symlink or not a directory; write_file follows no symlinks — write to a plain path under %s", path, c, ws.path)
+		}
+		if err != nil {
+			return -1, osErr("write_file", p, err)
+		}
+		dir = next
+	}
+	return dir, nil
+}
+
 // Write writes content to a file inside the workspace, creating it (mode 0644) or replacing the
 // content of a regular file. Directories on the way are created; no symlink is followed,
 // neither on the way nor at the end. Content over WriteBytes is cut (at a character boundary)
 // and the warning says so.
 func (f *Files) Write(path, content string) (warning string, err error) {
 	if f.workspace == nil {
-		return "", deniedf("write_file: this session has no workspace; start it with --workspace DIR")
+		return "", deniedf("write_file: this session has no workspace; start it with --out DIR")
 	}
 	p, err := f.absolute("write_file", path)
 	if err != nil {
@@ -634,28 +622,11 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 		return "", invalidf("write_file: %s is the workspace itself; name a file in it", path)
 	}
 	parts := strings.Split(rel, "/")
-	dir, err := unix.Openat(ws.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dir, err := f.mkdirs(path, p, parts[:len(parts)-1])
 	if err != nil {
-		return "", osErr("write_file", ws.path, err)
+		return "", err
 	}
-	defer func() { unix.Close(dir) }()
-	for _, c := range parts[:len(parts)-1] {
-		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) {
-			if err := unix.Mkdirat(dir, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
-				return "", osErr("write_file", p, err)
-			}
-			next, err = unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		}
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			return "", deniedf("write_file: %s passes through %s, a symlink or not a directory; write_file follows no symlinks — write to a plain path under %s", path, c, ws.path)
-		}
-		if err != nil {
-			return "", osErr("write_file", p, err)
-		}
-		unix.Close(dir)
-		dir = next
-	}
+	defer unix.Close(dir)
 	base := parts[len(parts)-1]
 	fd, err := unix.Openat(dir, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 	if errors.Is(err, unix.ELOOP) {
@@ -673,15 +644,7 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 	if !st.Mode().IsRegular() {
 		return "", invalidf("write_file: %s is not a regular file", path)
 	}
-	data := content
-	if len(data) > f.lim.WriteBytes {
-		cut := f.lim.WriteBytes
-		for cut > 0 && !utf8.RuneStart(data[cut]) {
-			cut--
-		}
-		data = data[:cut]
-		warning = fmt.Sprintf("write_file: content was %d bytes, over the %d-byte cap; wrote only the first %d bytes to %s", len(content), f.lim.WriteBytes, cut, path)
-	}
+	data, warning := f.capped(path, content)
 	if err := fl.Truncate(0); err != nil {
 		return "", osErr("write_file", p, err)
 	}
@@ -689,4 +652,16 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 		return "", osErr("write_file", p, err)
 	}
 	return warning, nil
+}
+
+// capped cuts content over WriteBytes at a character boundary, with the warning that says so.
+func (f *Files) capped(path, content string) (data, warning string) {
+	if len(content) <= f.lim.WriteBytes {
+		return content, ""
+	}
+	cut := f.lim.WriteBytes
+	for cut > 0 && !utf8.RuneStart(content[cut]) {
+		cut--
+	}
+	return content[:cut], fmt.Sprintf("write_file: content was %d bytes, over the %d-byte cap; wrote only the first %d bytes to %s", len(content), f.lim.WriteBytes, cut, path)
 }

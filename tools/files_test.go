@@ -391,3 +391,38 @@ func TestFilesWriteCap(t *testing.T) {
 		t.Errorf("Write without workspace err = %v; want ErrDenied", err)
 	}
 }
+
+// TestFilesAtDescriptorsOnly: roots given as descriptors whose paths cannot be resolved by name
+// (as for a worker below a 0700 directory) still serve reads, writes and ".." to a sibling root,
+// all through the descriptors; leaving the roots is still denied.
+func TestFilesAtDescriptorsOnly(t *testing.T) {
+	ft := newFileTree(t)
+	root, err := OpenDir(ft.root)
+	must(t, err)
+	ws, err := OpenDir(ft.ws)
+	must(t, err)
+	const fake = "/nonexistent-rlm-parent"
+	root.Path, ws.Path = fake+"/root", fake+"/ws"
+	fs, err := NewFilesAt([]Dir{root}, &ws, FileLimits{})
+	must(t, err)
+	defer fs.Close()
+	if !fs.openat2 {
+		t.Skip("the kernel has no openat2")
+	}
+	for _, p := range []string{"../root/a.txt", fake + "/ws/../root/sub/../a.txt", fake + "/root/a.txt"} {
+		if got, err := fs.Read(p); err != nil || got != "alpha\nbeta gamma\n" {
+			t.Errorf("Read(%q) = %q, %v", p, got, err)
+		}
+	}
+	if _, err := fs.Write("new/x.txt", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(ft.ws, "new", "x.txt")); err != nil || string(got) != "x" {
+		t.Errorf("written through the descriptor: %q %v", got, err)
+	}
+	for _, p := range []string{"../outside/secret", "../../" + filepath.Base(ft.dir) + "/outside/secret", "../root/abs-link", ft.secret} {
+		if got, err := fs.Read(p); !errors.Is(err, ErrDenied) || strings.Contains(got, secretText) {
+			t.Errorf("Read(%q) = %q, %v; want ErrDenied", p, got, err)
+		}
+	}
+}

@@ -30,9 +30,12 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // exitCode maps an error to the process exit code. It is the only place that does.
 func exitCode(err error) int {
 	var ue usageError
+	var sig signalled
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &sig):
+		return 128 + int(sig.sig) // 130 for SIGINT, 143 for SIGTERM
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.Is(err, fault.Timeout):
@@ -58,7 +61,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd())
+	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
+		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd())
 	return root
 }
 
@@ -80,5 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func main() {
+	if isWorker(os.Args[1:]) {
+		os.Exit(runWorker(os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

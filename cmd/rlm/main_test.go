@@ -21,8 +21,11 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits},
+		Dir: "testdata/script",
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
+			"livepid": livePID, "sigrun": sigRun,
+		},
 	})
 }
 

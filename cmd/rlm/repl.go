@@ -25,7 +25,7 @@ type replFlags struct {
 func newReplCmd() *cobra.Command {
 	var f replFlags
 	cmd := &cobra.Command{
-		Use:   "repl [--lang go|js] [--ctx FILE]... [--root DIR]...",
+		Use:   "repl [--lang go|js] [--ctx FILE]... [--root DIR]... [--out DIR]",
 		Short: "Explore files interactively in a sandboxed session",
 		Long: `Repl runs cells of Go or JavaScript in a confined worker; state persists across cells.
 
@@ -34,7 +34,10 @@ template or comment), so a block can span lines. Lines starting with ':' are met
 :help lists them. Ctrl-C cancels the running cell, not the session; Ctrl-D (end of input) exits.
 On a terminal the line is edited with readline: Enter inside an open block adds a line, and
 history is kept in $RLM_HOME/history (RLM_HOME defaults to ~/.rlm); Ctrl-C while editing drops
-the line. Input from a pipe is read line by line, so agents and tests can feed cells in.`,
+the line. Input from a pipe is read line by line, so agents and tests can feed cells in.
+
+` + filesHelp + `
+The workspace stays the same across :reset and :lang; :limits shows it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -60,9 +63,15 @@ type shell struct {
 func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	sh := &shell{f: f, out: out, err: errw}
 	if err := sh.open(f.lang); err != nil {
+		sh.f.ws.finish() // a default workspace nothing was written to goes again
 		return err
 	}
-	defer func() { sh.s.Close() }()
+	defer func() {
+		sh.s.Close()
+		if dir := sh.f.ws.finish(); dir != "" {
+			fmt.Fprintf(errw, "rlm: files written in this session are in %s\n", dir)
+		}
+	}()
 	tty := isTerminal(in)
 	if tty && in == os.Stdin {
 		sh.interactive = true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -20,14 +21,18 @@ import (
 type sessionFlags struct {
 	ctxFiles      []string
 	roots         []string
+	out           string
 	cellTimeout   time.Duration
 	noValidate    bool
 	allowDegraded bool
+
+	ws workspaceDir // resolved once per command, so :reset and :lang keep it
 }
 
 func (f *sessionFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context file (repeatable)")
-	fl.StringArrayVar(&f.roots, "root", nil, "a directory the file tools (read_file, list_dir, grep) may read (repeatable)")
+	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context `FILE` (repeatable); its directory is readable by the file tools")
+	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` the file tools (read_file, list_dir, file_info, grep) may read (repeatable)")
+	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
 	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
@@ -39,8 +44,13 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	if err != nil {
 		return repl.Options{}, err
 	}
+	if f.ws.dir == "" {
+		if f.ws, err = resolveWorkspace(f.out); err != nil {
+			return repl.Options{}, err
+		}
+	}
 	return repl.Options{
-		Lang: string(lang), Contexts: files, Roots: f.roots, CellTimeout: f.cellTimeout,
+		Lang: string(lang), Contexts: files, Roots: f.roots, Workspace: f.ws.dir, CellTimeout: f.cellTimeout,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
 	}, nil
 }
@@ -63,32 +73,56 @@ type runFlags struct {
 	lang    string
 	asJSON  bool
 	timeout time.Duration
+	ask     askFlags // the root-model loop (a QUESTION instead of --script)
 }
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run --ctx FILE [--ctx FILE]... --script FILE [flags]",
-		Short: "Run a saved script over an input in a confined worker",
-		Long: `Run executes a script (Go or JavaScript) over the context files as one sandboxed cell.
+		Use:   "run --ctx FILE [--ctx FILE]... (QUESTION | --script FILE) [flags]",
+		Short: "Answer a question about the inputs with a root model, or run a saved script, in a confined worker",
+		Long: `Run answers QUESTION about the context files, or runs a saved script over them.
 
-The script sees the context through the model API (length, peek, search, count, chunk, ...).
-It is validated, then run in a confined worker. stdout gets the script's printed output,
-then the FINAL value, if the script recorded one. --json prints one object instead:
+With a QUESTION, a root model (RLM_BASE_URL or OPENAI_BASE_URL, RLM_API_KEY or OPENAI_API_KEY,
+RLM_MODEL or --model; keys are read from the environment only) writes code that explores the
+input in a sandboxed REPL through the model API, calling sub-models with llm_query, until its
+code records the answer with FINAL. Inputs under 50,000 characters go to the model in one call
+instead, unless --rlm or --dense. stdout gets the answer only; progress goes to stderr as
+"[agent:NAME] ..." lines (--quiet: none, --verbose: also each cell). --json prints one object:
+  {"status": "answered"|"failed"|"aborted", "answer", "error": {"kind", "message"},
+   "usage": {"api_calls", "tokens", "iterations", "sub_calls"}, "task_id", "isolation", "trace"}
+Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the audit trail
+(audit.db, SQLite), a JSONL trace (traces/, see rlm trace summary), sub-call prompts, and a daily
+log (logs/, off with --no-log or SFA_NO_LOG=1). Secrets are redacted from all of them.
+Guardrails: budgets (--max-calls, --max-tokens), --max-iterations, --max-subcalls, the task's
+--timeout, a circuit breaker on API errors, RLM_HOME/EMERGENCY_STOP (checked before every model
+call), one run at a time per RLM_HOME (rlm abort --task-id ID stops it), and 100 MB free disk.
+SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task ABORTED.
+--replay FILE answers with a scripted model instead (examples/demo/model.json): no network.
+
+With --script, the script (Go or JavaScript) runs as one sandboxed cell. stdout gets its printed
+output, then the FINAL value, if it recorded one. --json prints one object instead:
   {"status": "answered"|"completed"|"failed", "answer", "output",
-   "error": {"kind", "message"}, "isolation"}
+   "error": {"kind", "message"}, "isolation", "workspace"}
 
-Answering a QUESTION with a root model is not available yet; use --script.
+` + filesHelp + `
+A default workspace that was written to is named on stderr ("rlm: the code wrote files to
+DIR") and in --json as "workspace"; one left empty is removed.
 
-Exit status: 0 success · 1 failed (rejected, crashed, limit, code error) · 2 usage · 3 timeout.`,
+Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop detected)
+· 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("answering a question needs the model loop, which is not built yet; run a script with --script FILE")
+			switch {
+			case len(args) > 1:
+				return usagef("run takes one QUESTION (quote it), got %d arguments", len(args))
+			case len(args) == 1 && f.script != "":
+				return usagef("give a QUESTION or --script FILE, not both")
+			case len(args) == 1:
+				return runQuestion(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args[0], cmd.Flags().Changed("timeout"))
+			case f.script == "":
+				return usagef("run needs a QUESTION or --script FILE")
 			}
-			if f.script == "" {
-				return usagef("run needs --script FILE")
-			}
-			return runScript(cmd.Context(), cmd.OutOrStdout(), f)
+			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -96,11 +130,12 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, code error) · 2 u
 	fl.StringVar(&f.script, "script", "", "the script to run")
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run")
+	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run (default: SFA_DEFAULTS_TIMEOUT, then defaults.timeout in rlm.toml, then 90m)")
+	f.ask.register(fl)
 	return cmd
 }
 
-func runScript(ctx context.Context, out io.Writer, f runFlags) error {
+func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 	lang, err := scriptLang(f)
 	if err != nil {
 		return err
@@ -117,15 +152,27 @@ func runScript(ctx context.Context, out io.Writer, f runFlags) error {
 	defer cancel()
 	s, err := repl.Open(ctx, opts)
 	if err != nil {
-		return report(out, f.asJSON, repl.Result{Err: err}, "")
+		f.ws.finish()
+		return report(out, f.asJSON, repl.Result{Err: err}, scriptOutcome{})
 	}
-	defer s.Close()
 	res := s.Exec(ctx, string(src))
 	if res.Err == nil && ctx.Err() != nil {
 		res.Err = fault.Wrap(fault.Timeout, ctx.Err(), "the run's --timeout passed")
 	}
-	return report(out, f.asJSON, res, s.Isolation().Verdict)
+	oc := scriptOutcome{isolation: s.Isolation().Verdict, workspace: f.ws.dir}
+	s.Close()
+	if f.ws.created {
+		oc.workspace = f.ws.finish()
+		if oc.workspace != "" && !f.asJSON {
+			fmt.Fprintf(errw, "rlm: the code wrote files to %s\n", oc.workspace)
+		}
+	}
+	return report(out, f.asJSON, res, oc)
 }
+
+// scriptOutcome is what a script run reports besides the cell's result: the worker's isolation verdict and
+// the workspace, if the code wrote to it ("" when the default workspace stayed empty).
+type scriptOutcome struct{ isolation, workspace string }
 
 func scriptLang(f runFlags) (validator.Lang, error) {
 	if f.lang != "" {
@@ -162,9 +209,12 @@ func existingFiles(paths []string) ([]string, error) {
 }
 
 // report prints the outcome and returns the error that decides the exit status.
-func report(out io.Writer, asJSON bool, r repl.Result, isolation string) error {
+func report(out io.Writer, asJSON bool, r repl.Result, oc scriptOutcome) error {
 	if asJSON {
-		obj := map[string]any{"status": status(r), "output": r.Stdout, "isolation": isolation}
+		obj := map[string]any{"status": status(r), "output": r.Stdout, "isolation": oc.isolation}
+		if oc.workspace != "" {
+			obj["workspace"] = oc.workspace
+		}
 		if r.Final != nil {
 			obj["answer"] = *r.Final
 		}
@@ -209,4 +259,65 @@ func exitFor(err error) error {
 		return nil
 	}
 	return silent{exitCode(err)}
+}
+
+// filesHelp describes the file tools' roots, for the help of every command that opens a session.
+const filesHelp = `File tools (read_file, list_dir, file_info, grep, write_file) work inside the allowed roots:
+the directories of the --ctx files and every --root DIR are readable; the workspace is readable
+and writable, the only place write_file writes, and where relative paths resolve. The workspace
+is --out DIR (an existing directory), or by default a new directory under $RLM_HOME/work
+(RLM_HOME defaults to ~/.rlm). The worker gets each root as an open descriptor and runs as an
+unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm hands the
+default workspace to it, but never changes a directory you name; a --root or --out the worker
+cannot use stops the run with the reason, and a --ctx directory it cannot read is left out.`
+
+// workspaceDir is the directory write_file writes to. created marks the default per-task
+// directory, which rlm made and may clean up; a directory the user chose is never changed.
+type workspaceDir struct {
+	dir     string
+	created bool
+}
+
+// resolveWorkspace checks the --out directory, or creates the default: a new directory under
+// $RLM_HOME/work, 0700, handed to the worker's uid (see sandbox.PrepareWorkspace).
+func resolveWorkspace(out string) (workspaceDir, error) {
+	if out != "" {
+		abs, err := filepath.Abs(out)
+		if err != nil {
+			return workspaceDir{}, usageError{err}
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return workspaceDir{}, usagef("--out %s: %v; create the directory first", out, err)
+		}
+		if !st.IsDir() {
+			return workspaceDir{}, usagef("--out %s is not a directory", out)
+		}
+		return workspaceDir{dir: abs}, nil
+	}
+	parent := filepath.Join(rlmHome(), "work")
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return workspaceDir{}, fmt.Errorf("creating the default workspace under %s: %w; set RLM_HOME to a writable directory or pass --out DIR", parent, err)
+	}
+	dir, err := os.MkdirTemp(parent, time.Now().UTC().Format("20060102T150405Z")+"-")
+	if err != nil {
+		return workspaceDir{}, fmt.Errorf("creating the default workspace: %w; pass --out DIR", err)
+	}
+	if err := sandbox.PrepareWorkspace(dir); err != nil {
+		os.Remove(dir)
+		return workspaceDir{}, fmt.Errorf("handing the workspace %s to the worker's uid: %w; pass --out DIR", dir, err)
+	}
+	return workspaceDir{dir: dir, created: true}, nil
+}
+
+// finish removes the default workspace if nothing was written to it, and returns the
+// directory that holds the files the code wrote ("" if none or not the default).
+func (w workspaceDir) finish() string {
+	if !w.created {
+		return ""
+	}
+	if os.Remove(w.dir) == nil { // only an empty directory goes
+		return ""
+	}
+	return w.dir
 }

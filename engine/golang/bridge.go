@@ -21,10 +21,12 @@ const bridgePath = "rlmhost"
 // Context is a handle to one input document, named as the host names them ("ctx0", ...).
 type Context struct{ Name string }
 
-// Match is one search hit: character offsets, the 1-based line of Start, and the matched text.
+// Match is one search or grep hit: character offsets, the 1-based line of Start, and the matched
+// text; for grep, Path is the file the hit is in (for search it is empty).
 type Match struct {
 	Start, End, Line int
 	Text             string
+	Path             string
 }
 
 // Slice describes a chunk of a context; its text is read with peek.
@@ -346,6 +348,7 @@ func plainMatch(v any) (Match, error) {
 	m.End, errs[1] = r.int("end", "End")
 	m.Line, errs[2] = r.int("line", "Line")
 	m.Text = r.str("text", "Text")
+	m.Path = r.str("path", "Path")
 	return m, errors.Join(errs[:]...)
 }
 

@@ -305,7 +305,7 @@ func (d *desugarer) wrapCompiledFuncArgs(x *ast.CallExpr) {
 		if !ok || !d.isPackage(pkg.Name) {
 			continue
 		}
-		v, ok := symbolTable[packageKeys[pkg.Name]][sel.Sel.Name]
+		v, ok := symbolsOf(packageKeys[pkg.Name])[sel.Sel.Name]
 		if !ok || v.Kind() != reflect.Func {
 			continue
 		}
@@ -451,7 +451,7 @@ func (d *desugarer) resultKinds(e ast.Expr) []kind {
 		if k, ok := sourceIterators[pkg.Name+"."+fun.Sel.Name]; ok {
 			return []kind{k}
 		}
-		if v, ok := symbolTable[packageKeys[pkg.Name]][fun.Sel.Name]; ok && v.Kind() == reflect.Func {
+		if v, ok := symbolsOf(packageKeys[pkg.Name])[fun.Sel.Name]; ok && v.Kind() == reflect.Func {
 			return compiledResultKinds(v.Type())
 		}
 	}

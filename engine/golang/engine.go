@@ -19,6 +19,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -72,6 +73,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 		cfg.Context = "ctx0"
 	}
 	clearYaegiEnv()
+	prefault.Heap(2 << 20) // an interpreter with the prelude compiled is about 1 MB of allocation
 	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: newSession(),
 		policy: cfg.Policy, loaded: map[string]bool{}}
 	e.it = interp.New(interp.Options{

@@ -38,10 +38,10 @@ func TestSymbolAllowList(t *testing.T) {
 		}
 	}
 	for k, syms := range symbolTable {
-		add(k, keys(syms))
+		add(k, keys(syms()))
 	}
 	for k, syms := range symbolVars {
-		add(k, keys(syms))
+		add(k, keys(syms()))
 	}
 	exported := s.e.exports(validator.Policy{})
 	for k, syms := range exported {

@@ -55,6 +55,23 @@ func (e *Engine) ensure(p string) error {
 	return nil
 }
 
+// symbolsOf returns the generated symbols of the package with yaegi key "path/name" (nil when
+// the package is not allowed), building them on first use.
+func symbolsOf(key string) map[string]reflect.Value {
+	if build := symbolTable[key]; build != nil {
+		return build()
+	}
+	return nil
+}
+
+// varsOf returns the generated variable pointers of a package, like symbolsOf.
+func varsOf(key string) map[string]any {
+	if build := symbolVars[key]; build != nil {
+		return build()
+	}
+	return nil
+}
+
 // exports builds every symbol one engine may see: the generated table restricted to the
 // policy's imports minus its denied symbols, deep copies of the package variables, fmt's
 // printing functions bound to the engine's capture, and the bridge. Engines register packages
@@ -85,12 +102,12 @@ func (e *Engine) exportsFor(ip string, pol validator.Policy) interp.Exports {
 	}
 	key := ip + "/" + path.Base(ip)
 	syms := map[string]reflect.Value{}
-	for name, v := range symbolTable[key] {
+	for name, v := range symbolsOf(key) {
 		if !denied[ip+"."+strings.TrimPrefix(name, "_")] {
 			syms[name] = v
 		}
 	}
-	for name, p := range symbolVars[key] {
+	for name, p := range varsOf(key) {
 		if !denied[ip+"."+name] {
 			syms[name] = e.copier.copyVar(p)
 		}

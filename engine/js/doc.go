@@ -29,7 +29,8 @@
 //     __lookupSetter__ are deleted (the __proto__ getter reaches Function.prototype from strings).
 //   - Every intrinsic reachable from the global object and from the hidden intrinsics (iterator,
 //     generator, async function, typed array prototypes) is frozen, through properties,
-//     accessors and prototypes; the API functions, console and the context handle too.
+//     accessors and prototypes; the API functions, console and the context handle too. This
+//     walk, and the next step, run in Go (freezeIntrinsics) on goja's own Object functions.
 //   - Every global binding is made read-only: no cell can replace JSON, print or Map.
 //   - Override taming: a few data properties that ordinary code assigns on its own objects
 //     (Error name/message/toString/constructor, Object.prototype's constructor/toString/valueOf/

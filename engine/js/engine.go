@@ -13,6 +13,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -94,6 +95,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 		return nil, errors.New("js: New needs a Host")
 	}
 	cfg = cfg.withDefaults()
+	prefault.Heap(4 << 20) // a hardened runtime is about 2.5 MB of allocation
 	setRegexpTimeout(cfg.RegexpTimeout)
 	e := &Engine{cfg: cfg, host: host, vm: goja.New()}
 	e.vm.SetMaxCallStackSize(cfg.MaxCallStack)

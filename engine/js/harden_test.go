@@ -126,3 +126,51 @@ func TestGlobalNamesReadOnly(t *testing.T) {
 	// Locals may use the names freely.
 	mustRun(t, e, `function f() { let count = 1; const print = 2; return count + print; } f()`)
 }
+
+// TestFreezeWalkComplete walks the hardened runtime the long way, in JS, through every own
+// property descriptor (values, getters, setters; string and symbol keys) and prototype from the
+// global object and the hidden intrinsics: everything it reaches must be frozen, and every
+// function's length and name (which the Go walk skips) must be data properties holding
+// primitives.
+func TestFreezeWalkComplete(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	r := mustRun(t, e, `(function (G) {
+const bad = [];
+const seen = new Set();
+const P = Object.getPrototypeOf;
+// fresh instances of the hidden intrinsics: their prototypes are what the prelude froze
+const stack = [[][Symbol.iterator](), new Map().entries(), new Set().values(), ""[Symbol.iterator](),
+  /a/g[Symbol.matchAll]("a"), P((function* () {})()), function* () {}, async function () {}, async () => {},
+  Promise.resolve()].map(P);
+stack.push(P(Int8Array));
+for (const k of Object.getOwnPropertyNames(G)) {
+  const d = Object.getOwnPropertyDescriptor(G, k);
+  if (d.configurable || d.writable) bad.push("global " + k + " is not read-only");
+  stack.push(d.value, d.get, d.set);
+}
+let n = 0;
+while (stack.length > 0) {
+  const o = stack.pop();
+  if ((typeof o !== "object" || o === null) && typeof o !== "function") continue;
+  if (seen.has(o)) continue;
+  seen.add(o);
+  n++;
+  if (!Object.isFrozen(o)) bad.push("not frozen: " + String(o.name || Object.prototype.toString.call(o)));
+  stack.push(P(o));
+  const ds = Object.getOwnPropertyDescriptors(o);
+  for (const k of [...Object.getOwnPropertyNames(ds), ...Object.getOwnPropertySymbols(ds)]) {
+    const d = ds[k];
+    if (typeof o === "function" && (k === "length" || k === "name") &&
+        (!("value" in d) || (typeof d.value === "object" && d.value !== null) || typeof d.value === "function")) {
+      bad.push("function " + String(o.name) + " has a " + k + " that reaches an object");
+    }
+    if ("value" in d) stack.push(d.value); else stack.push(d.get, d.set);
+  }
+}
+print(n > 400 ? "walked" : "walked only " + n, bad.slice(0, 10).join("; ") || "all frozen");
+})(this);
+`)
+	if r.Stdout != "walked all frozen\n" {
+		t.Errorf("got %s", r.Stdout)
+	}
+}

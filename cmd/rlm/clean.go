@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlm-sandbox/rlm/audit"
+)
+
+func newCleanCmd() *cobra.Command {
+	var olderThan time.Duration
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "clean [--older-than DUR] [--dry-run]",
+		Short: "Delete old run records under RLM_HOME: traces, sub-call prompts, workspaces, audit rows",
+		Long: `Clean deletes what finished runs left under RLM_HOME that is older than --older-than (default
+30 days): trace files and sub-call prompts (traces/), per-task workspaces (work/), the audit rows of
+finished tasks, and PID files of processes that no longer exist. Log files expire by themselves
+after 30 days. Running tasks and their files are never touched. --dry-run lists without deleting.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if olderThan < 0 {
+				return usagef("--older-than must not be negative")
+			}
+			return clean(cmd.OutOrStdout(), rlmHome(), time.Now().Add(-olderThan), dryRun)
+		},
+	}
+	cmd.Flags().DurationVar(&olderThan, "older-than", 30*24*time.Hour, "age of the records to delete")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
+	return cmd
+}
+
+func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
+	if _, err := os.Stat(home); err != nil {
+		return fmt.Errorf("RLM_HOME %s: %w", home, err)
+	}
+	running := map[string]bool{}
+	if files, _ := filepath.Glob(filepath.Join(home, "run", "*.pid")); len(files) > 0 {
+		for _, f := range files {
+			task := filepath.Base(f[:len(f)-len(".pid")])
+			if pid, err := readPID(f); err == nil && alive(pid) {
+				running[task] = true
+				continue
+			}
+			remove(out, f, dryRun)
+		}
+	}
+	n := 0
+	for _, pattern := range []string{"traces/*", "work/*"} {
+		matches, _ := filepath.Glob(filepath.Join(home, pattern))
+		for _, m := range matches {
+			st, err := os.Stat(m)
+			if err != nil || st.ModTime().After(before) || mentionsAny(m, running) {
+				continue
+			}
+			remove(out, m, dryRun)
+			n++
+		}
+	}
+	if dryRun {
+		fmt.Fprintf(out, "%d paths would be removed\n", n)
+		return nil
+	}
+	return pruneAudit(out, home, before)
+}
+
+func pruneAudit(out io.Writer, home string, before time.Time) error {
+	p := filepath.Join(home, "audit.db")
+	if _, err := os.Stat(p); err != nil {
+		return nil
+	}
+	db, err := audit.Open(p, audit.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := db.Prune(context.Background(), before)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d finished tasks removed from the audit trail\n", n)
+	return nil
+}
+
+// mentionsAny reports whether a record's name carries the id of a running task.
+func mentionsAny(path string, tasks map[string]bool) bool {
+	base := filepath.Base(path)
+	for t := range tasks {
+		if strings.Contains(base, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func remove(out io.Writer, path string, dryRun bool) {
+	if dryRun {
+		fmt.Fprintf(out, "would remove %s\n", path)
+		return
+	}
+	if err := os.RemoveAll(path); err != nil {
+		fmt.Fprintf(out, "could not remove %s: %v\n", path, err)
+		return
+	}
+	fmt.Fprintf(out, "removed %s\n", path)
+}

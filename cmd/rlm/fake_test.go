@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/evalset"
+	"github.com/rlm-sandbox/rlm/llm/llmtest"
+)
+
+// fakeKey is the API key the scripts use; tests check it never reaches a record.
+const fakeKey = "sk-proj-FAKEtestKEY0123456789abcdefghijklmnopqrstuv"
+
+var (
+	fakeMu      sync.Mutex
+	fakeServers = map[*testscript.TestScript]*llmtest.Server{}
+)
+
+// fakeLLM starts a fake OpenAI-compatible server over real HTTP for the rest of the script and
+// points RLM_BASE_URL, RLM_API_KEY and RLM_MODEL at it.
+//
+//	fakellm SCRIPT.json   replies from a script file (llmtest's format)
+//	fakellm eval LANG     root calls answered with evalset.Solution for the task asked about
+//	fakellm requests      prints one line per request received: model, agent role, last user message
+func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: fakellm SCRIPT | fakellm eval LANG | fakellm requests")
+	}
+	if args[0] == "requests" {
+		printRequests(ts)
+		return
+	}
+	srv := llmtest.New()
+	switch {
+	case args[0] == "eval" && len(args) == 2:
+		srv.SetHandler(evalHandler(args[1]))
+	default:
+		sc, err := llmtest.Load(ts.MkAbs(args[0]))
+		ts.Check(err)
+		ts.Check(srv.Push(sc...))
+	}
+	fakeMu.Lock()
+	fakeServers[ts] = srv
+	fakeMu.Unlock()
+	ts.Defer(func() {
+		srv.Close()
+		fakeMu.Lock()
+		delete(fakeServers, ts)
+		fakeMu.Unlock()
+	})
+	ts.Setenv("RLM_BASE_URL", srv.URL())
+	ts.Setenv("RLM_API_KEY", fakeKey)
+	if ts.Getenv("RLM_MODEL") == "" {
+		ts.Setenv("RLM_MODEL", "fake-root")
+	}
+}
+
+func printRequests(ts *testscript.TestScript) {
+	fakeMu.Lock()
+	srv := fakeServers[ts]
+	fakeMu.Unlock()
+	if srv == nil {
+		ts.Fatalf("fakellm requests: no server started")
+	}
+	for _, r := range srv.Requests() {
+		last := strings.ReplaceAll(r.LastUser(), "\n", " ")
+		if len(last) > 400 {
+			last = last[:400]
+		}
+		fmt.Fprintf(ts.Stdout(), "%d %s messages=%d logprobs=%v last=%q\n", r.N, r.Model, len(r.Messages), r.Logprobs, last)
+	}
+}
+
+var questionRE = regexp.MustCompile(`Question: (.*)`)
+
+// evalHandler answers a root call with the solution of the evaluation task it asks about, and
+// any other call (a sub-call) with "OK.".
+func evalHandler(lang string) func(llmtest.RecordedRequest) llmtest.Reply {
+	tasks := map[string]evalset.Task{}
+	var mu sync.Mutex
+	for _, spec := range evalset.Suite([]int64{10_000, 100_000, 1_000_000}) {
+		t, err := evalset.Generate(discard{}, spec)
+		if err == nil {
+			tasks[t.Question] = t
+		}
+	}
+	return func(r llmtest.RecordedRequest) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range r.Messages {
+			if q := questionRE.FindStringSubmatch(m.Content); q != nil {
+				if t, ok := tasks[q[1]]; ok {
+					return llmtest.Reply{Text: "```repl\n" + evalset.Solution(t, lang) + "\n```"}
+				}
+			}
+		}
+		return llmtest.Reply{Text: "OK."}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// auditCmd prints the newest task of $RLM_HOME/audit.db and its records, one line each, for
+// the script's stdout checks:
+//
+//	audit task | calls | steps | tools
+func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: audit task|tasks|calls|steps|tools")
+	}
+	db, err := audit.Open(filepath.Join(ts.Getenv("RLM_HOME"), "audit.db"), audit.Options{})
+	ts.Check(err)
+	defer db.Close()
+	ctx := context.Background()
+	tasks, err := db.Tasks(ctx, 100)
+	ts.Check(err)
+	if len(tasks) == 0 {
+		ts.Fatalf("audit: no task recorded")
+	}
+	t := tasks[0]
+	w := ts.Stdout()
+	switch args[0] {
+	case "tasks":
+		for _, t := range tasks {
+			fmt.Fprintf(w, "task status=%s question=%q\n", t.Status, t.Question)
+		}
+	case "task":
+		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d answer=%q\nerror=%q\n", t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.Answer, t.ErrorMessage)
+	case "calls":
+		cs, err := db.Calls(ctx, t.ID)
+		ts.Check(err)
+		for _, c := range cs {
+			fmt.Fprintf(w, "call agent=%s model=%s status=%s tokens=%d err=%q\n", c.Agent, c.Model, c.Status, c.PromptTokens+c.CompletionTokens, c.Error)
+		}
+	case "steps":
+		ss, err := db.Steps(ctx, t.ID)
+		ts.Check(err)
+		for _, s := range ss {
+			fmt.Fprintf(w, "step %d.%d decision=%s kind=%s\n", s.Step, s.Attempt, s.Decision, s.ErrorKind)
+		}
+	case "tools":
+		tc, err := db.ToolCalls(ctx, t.ID)
+		ts.Check(err)
+		for _, c := range tc {
+			fmt.Fprintf(w, "tool %s step=%d err=%q\n", c.Name, c.Step, c.Error)
+		}
+	default:
+		ts.Fatalf("audit: unknown record %q", args[0])
+	}
+}
+
+// traceFile copies the trace of the newest task in the audit trail to OUT, so a script can run
+// `rlm trace summary` on it.
+func traceFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tracefile OUT")
+	}
+	db, err := audit.Open(filepath.Join(ts.Getenv("RLM_HOME"), "audit.db"), audit.Options{})
+	ts.Check(err)
+	tasks, err := db.Tasks(context.Background(), 1)
+	db.Close()
+	ts.Check(err)
+	if len(tasks) == 0 {
+		ts.Fatalf("tracefile: no task recorded")
+	}
+	m, _ := filepath.Glob(filepath.Join(ts.Getenv("RLM_HOME"), "traces", "*"+tasks[0].ID+".jsonl"))
+	if len(m) != 1 {
+		ts.Fatalf("tracefile: %d traces for task %s", len(m), tasks[0].ID)
+	}
+	b, err := os.ReadFile(m[0])
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o600))
+}
+
+// livePID writes the PID of a live process (the test's own) into a PID file, as a run in
+// progress would.
+func livePID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: livepid FILE")
+	}
+	p := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(p), 0o700))
+	ts.Check(os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600))
+}
+
+// sigRun starts rlm with ARGS, waits until its worker exists and a cell is running, stops it
+// (SIGINT, SIGTERM, or `rlm abort --task-id` of its task), and checks it exits with CODE within
+// 5 s and leaves no process of its tree behind.
+//
+//	sigrun INT|TERM|abort CODE ARGS...
+func sigRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: sigrun INT|TERM|abort CODE ARGS...")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	cmd := rlmCommand(ts, args[2:]...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	tree := waitForTree(ts, cmd.Process.Pid, &stderr)
+	start := time.Now()
+	switch args[0] {
+	case "INT":
+		ts.Check(cmd.Process.Signal(syscall.SIGINT))
+	case "TERM":
+		ts.Check(cmd.Process.Signal(syscall.SIGTERM))
+	case "abort":
+		task := runningTaskID(ts)
+		out, err := rlmCommand(ts, "abort", "--task-id", task).CombinedOutput()
+		ts.Logf("rlm abort: %s", out)
+		ts.Check(err)
+	default:
+		ts.Fatalf("sigrun: unknown stop %q", args[0])
+	}
+	err = cmd.Wait()
+	took := time.Since(start)
+	ts.Logf("stderr:\n%s", stderr.String())
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	if code != want {
+		ts.Fatalf("exit status %d, want %d", code, want)
+	}
+	if took > 5*time.Second {
+		ts.Fatalf("took %s to exit after the stop; want at most 5 s", took)
+	}
+	for _, pid := range tree {
+		if alive(pid) {
+			ts.Fatalf("process %d of the run's tree outlived it", pid)
+		}
+	}
+	ts.Logf("exited %d after %s; %d descendant processes, none left", code, took.Round(time.Millisecond), len(tree))
+}
+
+func rlmCommand(ts *testscript.TestScript, args ...string) *exec.Cmd {
+	path, err := exec.LookPath("rlm")
+	if p := ts.Getenv("PATH"); p != "" {
+		for _, dir := range filepath.SplitList(p) {
+			if _, e := os.Stat(filepath.Join(dir, "rlm")); e == nil {
+				path, err = filepath.Join(dir, "rlm"), nil
+				break
+			}
+		}
+	}
+	ts.Check(err)
+	cmd := exec.Command(path, args...)
+	cmd.Dir = ts.Getenv("WORK")
+	for _, kv := range []string{"PATH", "HOME", "RLM_HOME", "RLM_BASE_URL", "RLM_API_KEY", "RLM_MODEL", "TMPDIR"} {
+		cmd.Env = append(cmd.Env, kv+"="+ts.Getenv(kv))
+	}
+	return cmd
+}
+
+// waitForTree waits until the run has a descendant (its worker) and has printed its first
+// iteration's start, then returns the PIDs of its descendants.
+func waitForTree(ts *testscript.TestScript, pid int, stderr *bytes.Buffer) []int {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if tree := descendants(pid); len(tree) > 0 && strings.Contains(stderr.String(), "starting") && cellRunning(ts) {
+			time.Sleep(300 * time.Millisecond)
+			return descendants(pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("the run did not start a cell within 20 s; stderr:\n%s", stderr.String())
+	return nil
+}
+
+// cellRunning reports whether the fake model has answered the root call, so a cell is running.
+func cellRunning(ts *testscript.TestScript) bool {
+	fakeMu.Lock()
+	srv := fakeServers[ts]
+	fakeMu.Unlock()
+	return srv != nil && len(srv.Requests()) > 0
+}
+
+// descendants lists the processes below pid, from /proc.
+func descendants(pid int) []int {
+	parent := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		if len(f) > 2 {
+			pp, _ := strconv.Atoi(f[1])
+			parent[pp] = append(parent[pp], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range parent[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+func runningTaskID(ts *testscript.TestScript) string {
+	m, _ := filepath.Glob(filepath.Join(ts.Getenv("RLM_HOME"), "run", "*.pid"))
+	if len(m) != 1 {
+		ts.Fatalf("want one PID file under $RLM_HOME/run, found %d", len(m))
+	}
+	return strings.TrimSuffix(filepath.Base(m[0]), ".pid")
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/trace"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// controllerConfig builds the model client and the loop's configuration.
+func (st *runState) controllerConfig(f runFlags, question string, chain callChain, rec *recorder) (controller.Config, error) {
+	lc := st.llmCfg
+	lc.Deadline = st.started.Add(st.timeout)
+	lc.Observer = rec.apiCall
+	lc.Log = st.log.Logger
+	lc.Redactor = st.red
+	client, err := llm.New(lc)
+	if err != nil {
+		return controller.Config{}, usageError{err}
+	}
+	st.client = client
+	lang, err := validator.ParseLang(runLang(f))
+	if err != nil {
+		return controller.Config{}, usageError{err}
+	}
+	opts, err := f.options(lang)
+	if err != nil {
+		return controller.Config{}, err
+	}
+	st.noValidate = opts.NoValidate
+	st.ws = f.ws
+	mode, err := f.ask.mode()
+	if err != nil {
+		return controller.Config{}, err
+	}
+	cfg := controller.Config{
+		Question: question, Session: opts, Model: stopModel{home: st.home, next: client}, Mode: mode,
+		MaxIterations: f.ask.maxIterations, MaxSubCalls: f.ask.maxSubCalls, Observer: rec,
+	}
+	if f.ask.maxDepth > chain.depth {
+		cfg.SubQuery = newSubRunner(f, chain, st.workDir()).query
+	}
+	return cfg, nil
+}
+
+// finish records the outcome everywhere, prints it, and returns the error for the exit status.
+func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, asJSON bool, o controller.Outcome) error {
+	err := o.Err
+	if s, ok := signalOf(ctx); ok {
+		err = fault.Wrap(fault.Limit, s, "the run was stopped by a signal")
+	}
+	status := audit.Answered
+	switch {
+	case err != nil && isAbort(ctx, err):
+		status = audit.Aborted
+	case err != nil:
+		status = audit.Failed
+	}
+	st.record(rec, status, o.Answer, err)
+	wrote := ""
+	if st.ws.created {
+		wrote = st.ws.finish()
+		if wrote != "" && !asJSON {
+			rec.prog.line("the code wrote files to %s", wrote)
+		}
+	}
+	if err != nil {
+		rec.prog.line("failed (%s)", failLabel(err))
+	} else {
+		rec.prog.line("completed in %s: %d iterations, %d sub-calls", time.Since(st.started).Round(time.Millisecond), o.Iterations, o.SubCalls)
+	}
+	if asJSON {
+		res := st.jsonResult(status, o, err)
+		if wrote != "" {
+			res["workspace"] = wrote
+		}
+		if perr := printJSON(out, res); perr != nil {
+			return perr
+		}
+		if e := exitErr(ctx, err); e != nil {
+			return silent{exitCode(e)}
+		}
+		return nil
+	}
+	if err == nil {
+		fmt.Fprintln(out, o.Answer)
+	}
+	return exitErr(ctx, err)
+}
+
+// fail ends a run that could not start its loop.
+func (st *runState) fail(ctx context.Context, rec *recorder, err error) error {
+	st.record(rec, audit.Failed, "", err)
+	rec.prog.line("failed (%s)", failLabel(err))
+	return err
+}
+
+// record writes the final spent figures, the task's status and the trace's last line.
+func (st *runState) record(rec *recorder, status audit.Status, answer string, err error) {
+	bg := context.Background()
+	var sp llm.Spent
+	if st.client != nil {
+		sp = st.client.Spent()
+	}
+	rec.warn(st.db.SetSpent(bg, st.task, sp.Calls, sp.Tokens))
+	rec.warn(st.db.FinishTask(bg, st.task, status, answer, err))
+	o := trace.Outcome{Status: string(status), Answer: answer, WallTime: time.Since(st.started), Usage: trace.Usage{PromptTokens: sp.Tokens}}
+	if err != nil {
+		o.ErrKind, o.ErrMsg = kindOf(err), err.Error()
+	}
+	rec.warn(st.trace.Finish(o))
+}
+
+func (st *runState) jsonResult(status audit.Status, o controller.Outcome, err error) map[string]any {
+	sp := llm.Spent{}
+	if st.client != nil {
+		sp = st.client.Spent()
+	}
+	res := map[string]any{
+		"status": jsonStatus(status), "task_id": st.task, "isolation": o.Isolation.Verdict,
+		"usage": map[string]any{"api_calls": sp.Calls, "tokens": sp.Tokens, "iterations": o.Iterations, "sub_calls": o.SubCalls},
+		"trace": st.tracePath,
+	}
+	if err == nil {
+		res["answer"] = o.Answer
+	} else {
+		res["error"] = map[string]string{"kind": string(kindOf(err)), "message": err.Error()}
+	}
+	return res
+}
+
+func jsonStatus(s audit.Status) string {
+	switch s {
+	case audit.Answered:
+		return "answered"
+	case audit.Aborted:
+		return "aborted"
+	}
+	return "failed"
+}
+
+func signalOf(ctx context.Context) (signalled, bool) {
+	var s signalled
+	ok := errors.As(context.Cause(ctx), &s)
+	return s, ok
+}
+
+// isAbort reports whether the run was stopped from outside: a signal or EMERGENCY_STOP.
+func isAbort(ctx context.Context, err error) bool {
+	if _, ok := signalOf(ctx); ok {
+		return true
+	}
+	var e emergencyError
+	return errors.As(err, &e)
+}
+
+// traceIteration converts a controller iteration into the trace's record.
+func traceIteration(it controller.Iteration) trace.Iteration {
+	ti := trace.Iteration{Response: it.Response.Text, FinalAnswer: it.Final, Time: it.Took,
+		Usage: trace.Usage{PromptTokens: it.Response.Usage.PromptTokens, CompletionTokens: it.Response.Usage.CompletionTokens}}
+	for _, m := range it.Messages {
+		ti.Prompt = append(ti.Prompt, trace.Message{Role: m.Role, Content: m.Content})
+	}
+	for _, c := range it.Cells {
+		cb := trace.CodeBlock{Code: c.Code, Stdout: c.Result.Stdout, Time: c.Took, ErrKind: fault.KindOf(c.Result.Err)}
+		if c.Result.Err != nil {
+			cb.ErrMsg = c.Result.Err.Error()
+			if cb.ErrKind == "" {
+				cb.ErrKind = fault.Code
+			}
+		} else {
+			cb.Final = c.Result.Final
+		}
+		for _, sc := range c.SubCalls {
+			cb.SubCalls = append(cb.SubCalls, traceSub(sc))
+		}
+		ti.CodeBlocks = append(ti.CodeBlocks, cb)
+	}
+	return ti
+}
+
+func traceSub(sc controller.SubCall) trace.SubCall {
+	ts := trace.SubCall{Model: sc.Response.Model, Prompt: sc.Prompt, Response: sc.Answer, Time: sc.Took,
+		Usage: trace.Usage{PromptTokens: sc.Response.Usage.PromptTokens, CompletionTokens: sc.Response.Usage.CompletionTokens}}
+	if sc.Err != nil {
+		ts.Error = sc.Err.Error()
+	}
+	return ts
+}
+
+// failLabel names a failure for the progress line; the message itself is printed once, by main.
+func failLabel(err error) string {
+	var ue usageError
+	var s signalled
+	switch {
+	case errors.As(err, &ue):
+		return "usage"
+	case errors.As(err, &s):
+		return s.Error()
+	}
+	return string(kindOf(err))
+}

@@ -1,0 +1,144 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// Model is the part of llm.Client the controller uses.
+type Model interface {
+	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Mode chooses between one direct model call and the REPL loop.
+type Mode int
+
+// Modes. Auto uses the loop for inputs of DirectThreshold characters or more.
+const (
+	Auto   Mode = iota
+	Direct      // one model call with the context in the prompt
+	Loop        // the REPL loop, whatever the input size (--rlm, --dense)
+)
+
+// Defaults, from DESIGN.md's limits table.
+const (
+	DefaultMaxIterations = 25
+	DefaultMaxSubCalls   = 32
+	DefaultMaxBatches    = 8
+	DefaultBatchWidth    = 4
+	DefaultWindow        = 128_000 // the root model's context window, in tokens
+	DirectThreshold      = 50_000  // characters
+	DefaultFeedbackChars = 20_000  // characters of one cell's output shown to the root model
+	DefaultDeniedStreak  = 3       // consecutive iterations whose cells were denied: stop
+)
+
+// Config is one run. The zero value of every limit means its default.
+type Config struct {
+	Question string
+	Session  repl.Options // language, context files, roots, workspace, cell timeout; Host is set by Run
+	Model    Model
+	Mode     Mode
+
+	MaxIterations int // root iterations before the forced final answer (25)
+	MaxSubCalls   int // llm_query calls per run, batched slots included (32)
+	MaxBatches    int // llm_query_batched calls per run (8)
+	BatchWidth    int // concurrent sub-calls per batch (4)
+	Window        int // the root model's window in tokens; history is compacted at 85% (128,000)
+	FeedbackChars int // characters of cell output fed back per cell (20,000)
+
+	// SubQuery, when set, answers llm_query prompts instead of Model (a recursive sub-RLM in a
+	// child process, for depth above 1). It must be safe for concurrent use.
+	SubQuery func(ctx context.Context, prompt string) (string, error)
+
+	Observer Observer // may be nil
+}
+
+// Outcome is what a run produced. Err is nil exactly when Answer is set.
+type Outcome struct {
+	Answer     string
+	Mode       Mode
+	Iterations int
+	SubCalls   int
+	Isolation  repl.Isolation
+	Err        error // a *fault.Error: limit, timeout, early_abort, crashed, denied, ...
+}
+
+// Observer receives the run's events as they happen. Calls come from one goroutine, except
+// SubCall, which batched sub-calls report concurrently.
+type Observer interface {
+	Progress(msg string)    // a milestone for stderr
+	ModelCall(mc ModelCall) // a root model call
+	Cell(c Cell)            // one executed code block
+	SubCall(sc SubCall)     // one sub-call
+	Iteration(it Iteration)
+}
+
+// ModelCall is one root model call.
+type ModelCall struct {
+	Step     int
+	Messages []llm.Message
+	Response llm.Response
+	Err      error
+}
+
+// Cell is one executed code block of an iteration.
+type Cell struct {
+	Step, Index int
+	Code        string
+	Result      repl.Result
+	SubCalls    []SubCall // made by this block, in the order they ended
+	Took        time.Duration
+}
+
+// SubCall is one llm_query (or one slot of llm_query_batched).
+type SubCall struct {
+	Step     int
+	Prompt   string
+	Response llm.Response
+	Answer   string
+	Err      error
+	Took     time.Duration
+}
+
+// Iteration is one root iteration, complete: the prompt, the response, and its cells.
+type Iteration struct {
+	Step     int
+	Messages []llm.Message
+	Response llm.Response
+	Cells    []Cell
+	SubCalls []SubCall
+	Final    *string
+	Took     time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxIterations, DefaultMaxIterations)
+	def(&c.MaxSubCalls, DefaultMaxSubCalls)
+	def(&c.MaxBatches, DefaultMaxBatches)
+	def(&c.BatchWidth, DefaultBatchWidth)
+	def(&c.Window, DefaultWindow)
+	def(&c.FeedbackChars, DefaultFeedbackChars)
+	if c.Session.Lang == "" {
+		c.Session.Lang = "go"
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
+	}
+	return c
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Progress(string)     {}
+func (nopObserver) ModelCall(ModelCall) {}
+func (nopObserver) Cell(Cell)           {}
+func (nopObserver) SubCall(SubCall)     {}
+func (nopObserver) Iteration(Iteration) {}

@@ -1,0 +1,235 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("RLM_CONTROLLER_TEST_WORKER") == "1" {
+		if err := repl.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var testWorker = repl.WorkerCommand{Args: []string{"-test.run=^$"}, Env: []string{"RLM_CONTROLLER_TEST_WORKER=1"}}
+
+// scripted is a fake root model: each root call gets the next reply; sub-calls are answered by
+// sub. It records the messages of every root call.
+type scripted struct {
+	mu      sync.Mutex
+	replies []string
+	sub     func(prompt string) (string, error)
+	seen    [][]llm.Message
+	subs    int
+}
+
+func (s *scripted) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.Agent == "sub" {
+		s.subs++
+		if s.sub == nil {
+			return llm.Response{}, errors.New("no sub-model in this test")
+		}
+		s.mu.Unlock()
+		txt, err := s.sub(req.Messages[len(req.Messages)-1].Content)
+		s.mu.Lock()
+		return llm.Response{Text: txt}, err
+	}
+	s.seen = append(s.seen, req.Messages)
+	if len(s.replies) == 0 {
+		return llm.Response{Text: "I have nothing more to say."}, nil
+	}
+	r := s.replies[0]
+	s.replies = s.replies[1:]
+	return llm.Response{Text: r, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+}
+
+// bigContext writes a context over DirectThreshold characters with one needle in it.
+func bigContext(t *testing.T) string { return writeBig(t.TempDir()) }
+
+func writeBig(dir string) string {
+	var b strings.Builder
+	for i := 0; b.Len() < DirectThreshold+10_000; i++ {
+		fmt.Fprintf(&b, "2026-11-22 line %d: routine entry, nothing to see\n", i)
+		if i == 900 {
+			b.WriteString("2026-11-22 ALERT the magic number is 4417\n")
+		}
+	}
+	p := filepath.Join(dir, "big.log")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func cfgFor(t *testing.T, lang string, m Model) Config {
+	return Config{
+		Question: "What is the magic number?",
+		Model:    m,
+		Session:  repl.Options{Lang: lang, Contexts: []string{bigContext(t)}, Worker: testWorker, CellTimeout: 20 * time.Second},
+	}
+}
+
+func fenced(tag, code string) string { return "Let me look.\n```" + tag + "\n" + code + "\n```\n" }
+
+func TestRunAnswers(t *testing.T) {
+	tests := []struct {
+		lang    string
+		replies []string
+	}{
+		{"js", []string{
+			fenced("repl", `const hits = search(context, "magic number is [0-9]+"); print(hits.length, hits[0].text)`),
+			"FINAL(4417) is what I would say, but in code:\n" + fenced("js", `FINAL(hits[0].text.split(" ").pop())`),
+		}},
+		{"go", []string{
+			fenced("go", `hits := search(context, "magic number is [0-9]+")
+print(len(hits), hits[0].Text)`),
+			fenced("repl", `import "strings"
+
+parts := strings.Fields(hits[0].Text)
+FINAL(parts[len(parts)-1])`),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang, func(t *testing.T) {
+			m := &scripted{replies: tt.replies}
+			out := Run(context.Background(), cfgFor(t, tt.lang, m))
+			if out.Err != nil {
+				t.Fatalf("Run: %v\nmessages: %q", out.Err, m.seen[1])
+			}
+			if out.Answer != "4417" || out.Iterations != 2 || out.Mode != Loop {
+				t.Errorf("got answer %q after %d iterations (mode %d); want 4417 after 2 in the loop", out.Answer, out.Iterations, out.Mode)
+			}
+			fb := m.seen[1][len(m.seen[1])-1].Content
+			if !strings.Contains(fb, "1 magic number is 4417") || !strings.Contains(fb, "Variables: ") {
+				t.Errorf("feedback after the first cell = %q; want the printed hit and the variables", fb)
+			}
+			first := m.seen[0][1].Content
+			if strings.Contains(first, "magic number is 4417") {
+				t.Errorf("the first message leaked the needle: the context must not be sent")
+			}
+		})
+	}
+}
+
+func TestProseFinalDoesNotCount(t *testing.T) {
+	m := &scripted{replies: []string{"FINAL(42)", "The answer is FINAL(\"42\")."}}
+	cfg := cfgFor(t, "js", m)
+	cfg.MaxIterations = 2
+	out := Run(context.Background(), cfg)
+	if !errors.Is(out.Err, fault.Limit) || out.Answer != "" {
+		t.Fatalf("got %q, %v; want no answer and a limit error", out.Answer, out.Err)
+	}
+	if out.Iterations != 3 {
+		t.Errorf("iterations = %d; want 2 and the forced final call", out.Iterations)
+	}
+	last := m.seen[2][len(m.seen[2])-1].Content
+	if !strings.Contains(last, "used all 2 iterations") {
+		t.Errorf("forced final message = %q", last)
+	}
+	if !strings.Contains(m.seen[1][len(m.seen[1])-1].Content, "no code block") {
+		t.Errorf("a reply without code must be told so")
+	}
+}
+
+func TestForcedFinalAnswers(t *testing.T) {
+	m := &scripted{replies: []string{fenced("repl", `print("x")`), fenced("repl", `FINAL("late")`)}}
+	cfg := cfgFor(t, "js", m)
+	cfg.MaxIterations = 1
+	out := Run(context.Background(), cfg)
+	if out.Err != nil || out.Answer != "late" {
+		t.Fatalf("got %q, %v; want the forced call's answer", out.Answer, out.Err)
+	}
+}
+
+func TestSubCallsBatchedInOrder(t *testing.T) {
+	var mu sync.Mutex
+	active, peak := 0, 0
+	m := &scripted{sub: func(p string) (string, error) {
+		mu.Lock()
+		active++
+		peak = max(peak, active)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		active--
+		mu.Unlock()
+		if p == "bad" {
+			return "", errors.New("backend said no")
+		}
+		return "A:" + p, nil
+	}}
+	m.replies = []string{fenced("js", `const r = llm_query_batched(["a","b","bad","c","d","e"]); FINAL(r.join("|"))`)}
+	out := Run(context.Background(), cfgFor(t, "js", m))
+	want := "A:a|A:b|error: backend said no|A:c|A:d|A:e"
+	if out.Err != nil || out.Answer != want {
+		t.Fatalf("got %q, %v; want %q", out.Answer, out.Err, want)
+	}
+	if peak > DefaultBatchWidth || peak < 2 {
+		t.Errorf("peak concurrency %d; want 2..%d", peak, DefaultBatchWidth)
+	}
+	if out.SubCalls != 6 {
+		t.Errorf("sub-calls = %d; want 6", out.SubCalls)
+	}
+}
+
+func TestSubCallCapStopsTheRun(t *testing.T) {
+	m := &scripted{sub: func(p string) (string, error) { return "ok", nil }}
+	m.replies = []string{fenced("js", `for (let i = 0; i < 5; i++) { llm_query("q" + i) }; FINAL("done")`)}
+	cfg := cfgFor(t, "js", m)
+	cfg.MaxSubCalls = 3
+	out := Run(context.Background(), cfg)
+	if !errors.Is(out.Err, fault.Limit) || !strings.Contains(out.Err.Error(), "--max-subcalls") {
+		t.Fatalf("got %q, %v; want a limit error naming --max-subcalls", out.Answer, out.Err)
+	}
+	if m.subs != 3 {
+		t.Errorf("sub-calls made = %d; want 3", m.subs)
+	}
+}
+
+func TestDirectModeForSmallInputs(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "small.txt")
+	if err := os.WriteFile(p, []byte("the colour is teal\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &scripted{replies: []string{"teal"}}
+	out := Run(context.Background(), Config{Question: "colour?", Model: m, Session: repl.Options{Contexts: []string{p}, Worker: testWorker}})
+	if out.Err != nil || out.Answer != "teal" || out.Mode != Direct {
+		t.Fatalf("got %q, %v, mode %d; want teal from a direct call", out.Answer, out.Err, out.Mode)
+	}
+	if !strings.Contains(m.seen[0][1].Content, "the colour is teal") {
+		t.Errorf("a direct call must carry the context")
+	}
+}
+
+func TestTimeoutEndsTheRun(t *testing.T) {
+	m := &scripted{replies: []string{fenced("js", `let n = 0; for (let i = 0; i < 1e15; i++) { n += i % 7 }`)}}
+	cfg := cfgFor(t, "js", m)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	out := Run(ctx, cfg)
+	if !errors.Is(out.Err, fault.Timeout) {
+		t.Fatalf("got %v; want a timeout", out.Err)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("took %v after a 3 s deadline", d)
+	}
+}

@@ -1,0 +1,78 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// feedbackBuilder writes the message that answers a reply's code blocks.
+type feedbackBuilder struct {
+	b strings.Builder
+}
+
+// cell adds one block's outcome: its output (head and tail past max characters), its error,
+// and what happened to the session.
+func (f *feedbackBuilder) cell(i, n int, res repl.Result, max int) {
+	if n > 1 {
+		fmt.Fprintf(&f.b, "Block %d of %d:\n", i+1, n)
+	}
+	switch {
+	case res.Stdout != "":
+		f.b.WriteString(clip(res.Stdout, max))
+		if !strings.HasSuffix(res.Stdout, "\n") {
+			f.b.WriteByte('\n')
+		}
+	case res.Err == nil:
+		f.b.WriteString("(nothing was printed)\n")
+	}
+	if res.Err != nil {
+		fmt.Fprintf(&f.b, "Error (%s): %s\n", kindName(res.Err), res.Err)
+		if errors.Is(res.Err, fault.Timeout) {
+			f.b.WriteString("The block ran past its time limit and was stopped; the output above is what it printed before that.\n")
+		}
+	}
+	if res.Rebuilt {
+		f.b.WriteString("The REPL process died during this block; a new one replayed your earlier successful blocks, so your variables are back, but this block's effects are lost.\n")
+	}
+	if res.Unreplayable {
+		f.b.WriteString("This block left work running in the background; it will not be replayed if the REPL restarts.\n")
+	}
+	if res.Final != nil && res.Err != nil {
+		f.b.WriteString("FINAL was not recorded, because the block failed.\n")
+	}
+}
+
+// vars lists the session's variables.
+func (f *feedbackBuilder) vars(names []string) {
+	if len(names) == 0 {
+		f.b.WriteString("Variables: none yet.\n")
+		return
+	}
+	fmt.Fprintf(&f.b, "Variables: %s\n", strings.Join(names, ", "))
+}
+
+func (f *feedbackBuilder) String() string { return f.b.String() }
+
+// clip keeps the head and the tail of s when it has more than max characters, and states the
+// true length between them.
+func clip(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	r := []rune(s)
+	head, tail := max*2/3, max/3
+	return string(r[:head]) + fmt.Sprintf("\n[... %d of %d characters omitted ...]\n", n-head-tail, n) + string(r[n-tail:])
+}
+
+func kindName(err error) string {
+	if k := fault.KindOf(err); k != "" {
+		return string(k)
+	}
+	return string(fault.Code)
+}

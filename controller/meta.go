@@ -1,0 +1,139 @@
+package controller
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlm-sandbox/rlm/tools"
+)
+
+// previewChars is the length of the head and tail previews in the first message.
+const previewChars = 300
+
+// docMeta describes one context file.
+type docMeta struct {
+	Name, Path string
+	Chars      int64
+	Lines      int64
+	Bytes      int64
+	Head, Tail string
+	Text       string // the whole text, only when the whole input is under DirectThreshold
+}
+
+// contextMeta describes the run's context files.
+type contextMeta struct {
+	docs []docMeta
+}
+
+func (m contextMeta) chars() int64 {
+	var n int64
+	for _, d := range m.docs {
+		n += d.Chars
+	}
+	return n
+}
+
+// describe maps the context files once to measure them and take their previews.
+func describe(paths []string) (contextMeta, error) {
+	if len(paths) == 0 {
+		return contextMeta{}, nil
+	}
+	lim := tools.Limits{ToolCalls: 4*len(paths) + 4 + DirectThreshold/tools.DefaultPeekChars*len(paths), Slices: 1 << 20}
+	st, err := tools.Open(paths, lim, tools.NewBudget(lim))
+	if err != nil {
+		return contextMeta{}, err
+	}
+	defer st.Close()
+	var m contextMeta
+	for _, d := range st.Docs() {
+		dm, err := measure(d)
+		if err != nil {
+			return contextMeta{}, err
+		}
+		m.docs = append(m.docs, dm)
+	}
+	if m.chars() < DirectThreshold {
+		for i, d := range st.Docs() {
+			if m.docs[i].Text, err = readAll(d); err != nil {
+				return contextMeta{}, err
+			}
+		}
+	}
+	return m, nil
+}
+
+func measure(d *tools.Doc) (docMeta, error) {
+	n := d.Length()
+	dm := docMeta{Name: d.Name(), Path: d.Path(), Chars: n, Lines: d.Lines(), Bytes: d.Size()}
+	head, err := d.Peek(0, min(n, previewChars))
+	if err != nil {
+		return dm, err
+	}
+	dm.Head = head.Text
+	if n > previewChars {
+		tail, err := d.Peek(n-previewChars, previewChars)
+		if err != nil {
+			return dm, err
+		}
+		dm.Tail = tail.Text
+	}
+	return dm, nil
+}
+
+// readAll reads a small document whole, peek by peek.
+func readAll(d *tools.Doc) (string, error) {
+	var b strings.Builder
+	for off := int64(0); off < d.Length(); off += tools.DefaultPeekChars {
+		s, err := d.Peek(off, min(tools.DefaultPeekChars, d.Length()-off))
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s.Text)
+	}
+	return b.String(), nil
+}
+
+// text is the whole context, for a direct run (under DirectThreshold characters).
+func (m contextMeta) text() string {
+	var b strings.Builder
+	for _, d := range m.docs {
+		if len(m.docs) > 1 {
+			fmt.Fprintf(&b, "=== %s (%s) ===\n", d.Name, filepath.Base(d.Path))
+		}
+		t := d.Text
+		b.WriteString(t)
+		if !strings.HasSuffix(t, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// firstMessage gives the question and the context's metadata, never the context itself.
+func (m contextMeta) firstMessage(question string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Question: %s\n\n", question)
+	if len(m.docs) == 0 {
+		b.WriteString("There is no context file in this run.\n")
+	}
+	for i, d := range m.docs {
+		handle := d.Name
+		if i == 0 {
+			handle = "context (also \"ctx0\")"
+		}
+		fmt.Fprintf(&b, "Context file %s: %s, %d characters, %d lines, %d bytes. In code: %s.\n",
+			d.Name, filepath.Base(d.Path), d.Chars, d.Lines, d.Bytes, handle)
+		fmt.Fprintf(&b, "Head:\n%s\n", fence(d.Head))
+		if d.Tail != "" {
+			fmt.Fprintf(&b, "Tail:\n%s\n", fence(d.Tail))
+		}
+	}
+	b.WriteString("\nThe context is not in this conversation. Explore it with code, then call FINAL with the answer.")
+	return b.String()
+}
+
+// fence quotes a preview so that it cannot be mistaken for a code block of ours.
+func fence(s string) string {
+	return "~~~text\n" + strings.ReplaceAll(s, "~~~", "~ ~ ~") + "\n~~~"
+}

@@ -1,0 +1,224 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// Run answers cfg.Question over the context files. It returns when the code has recorded an
+// answer, a cap or budget is hit, the model fails, or ctx ends (then Err is a timeout).
+func Run(ctx context.Context, cfg Config) Outcome {
+	cfg = cfg.withDefaults()
+	if cfg.Model == nil {
+		return Outcome{Err: fault.New(fault.Logic, "controller: no model configured")}
+	}
+	meta, err := describe(cfg.Session.Contexts)
+	if err != nil {
+		return Outcome{Err: fault.Wrap(fault.Logic, err, "reading the context files")}
+	}
+	mode := decide(cfg.Mode, meta.chars())
+	if mode == Direct {
+		return runDirect(ctx, cfg, meta)
+	}
+	if cfg.Mode == Loop && meta.chars() < DirectThreshold {
+		cfg.Observer.Progress(fmt.Sprintf("the input is %d characters, under %d: the REPL loop adds overhead a direct call would not (drop --rlm to let rlm choose)", meta.chars(), DirectThreshold))
+	}
+	r := &run{cfg: cfg, meta: meta}
+	out := r.loop(ctx)
+	out.Mode = Loop
+	return out
+}
+
+// decide picks the mode for an input of n characters.
+func decide(m Mode, n int64) Mode {
+	if m != Auto {
+		return m
+	}
+	if n < DirectThreshold {
+		return Direct
+	}
+	return Loop
+}
+
+// run is the state of one REPL-loop run.
+type run struct {
+	cfg   Config
+	meta  contextMeta
+	sess  *repl.Session
+	subs  *subHost
+	msgs  []llm.Message
+	step  int
+	final *string
+
+	deniedStreak int
+}
+
+func (r *run) loop(ctx context.Context) Outcome {
+	r.subs = newSubHost(r.cfg, &r.step)
+	opts := r.cfg.Session
+	opts.Host = r.subs
+	sess, err := repl.Open(ctx, opts)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	r.sess = sess
+	defer sess.Close()
+	out := Outcome{Isolation: sess.Isolation()}
+	r.msgs = []llm.Message{
+		{Role: "system", Content: SystemPrompt(r.cfg)},
+		{Role: "user", Content: r.meta.firstMessage(r.cfg.Question)},
+	}
+	out.Err = r.iterate(ctx)
+	out.Iterations = r.step
+	out.SubCalls = r.subs.used()
+	if out.Err == nil {
+		out.Answer = *r.final
+	}
+	return out
+}
+
+// iterate runs iterations until an answer, a failure, or the cap and the forced final call.
+func (r *run) iterate(ctx context.Context) error {
+	for r.step < r.cfg.MaxIterations {
+		if err := r.iteration(ctx, false); err != nil || r.final != nil {
+			return err
+		}
+	}
+	r.cfg.Observer.Progress(fmt.Sprintf("iteration cap %d reached: asking for a final answer", r.cfg.MaxIterations))
+	r.msgs = append(r.msgs, llm.Message{Role: "user", Content: forcedFinal(r.cfg.MaxIterations)})
+	if err := r.iteration(ctx, true); err != nil || r.final != nil {
+		return err
+	}
+	return fault.New(fault.Limit, "no answer after %d iterations and a forced final-answer call; raise --max-iterations or ask a narrower question", r.cfg.MaxIterations)
+}
+
+// iteration is one root model call and the cells of its reply.
+func (r *run) iteration(ctx context.Context, forced bool) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	r.step++
+	start := time.Now()
+	r.compact()
+	prompt := append([]llm.Message(nil), r.msgs...)
+	resp, err := r.cfg.Model.Complete(ctx, llm.Request{Messages: prompt, Agent: "root"})
+	r.cfg.Observer.ModelCall(ModelCall{Step: r.step, Messages: prompt, Response: resp, Err: err})
+	if err != nil {
+		if c := ctxErr(ctx); c != nil {
+			return c
+		}
+		return err
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: "assistant", Content: resp.Text})
+	it := Iteration{Step: r.step, Messages: prompt, Response: resp}
+	r.subs.startStep()
+	feedback, err := r.runCells(ctx, resp.Text, &it)
+	it.Final, it.Took = r.final, time.Since(start)
+	r.cfg.Observer.Iteration(it)
+	if err != nil || r.final != nil {
+		return err
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: "user", Content: feedback})
+	return nil
+}
+
+// runCells runs the reply's code blocks in order and returns the feedback for the model.
+func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string, error) {
+	blocks := Extract(reply, r.cfg.Session.Lang)
+	if len(blocks) == 0 {
+		return noCode(r.cfg.Session.Lang), nil
+	}
+	var fb feedbackBuilder
+	denied := 0
+	for i, code := range blocks {
+		start := time.Now()
+		res := r.sess.Exec(ctx, code)
+		c := Cell{Step: r.step, Index: i, Code: code, Result: res, SubCalls: r.subs.takeStep(), Took: time.Since(start)}
+		it.SubCalls = append(it.SubCalls, c.SubCalls...)
+		it.Cells = append(it.Cells, c)
+		r.cfg.Observer.Cell(c)
+		fb.cell(i, len(blocks), res, r.cfg.FeedbackChars)
+		if errors.Is(res.Err, fault.Denied) {
+			denied++
+		}
+		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
+			return "", err
+		}
+	}
+	if err := r.deniedCheck(denied == len(blocks)); err != nil {
+		return "", err
+	}
+	fb.vars(r.sess.Vars())
+	return fb.String(), nil
+}
+
+// afterCell stops the run on an answer, a hit cap, a lost session or the end of ctx.
+func (r *run) afterCell(ctx context.Context, res repl.Result) error {
+	if err := r.subs.capErr(); err != nil {
+		return err
+	}
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if res.Lost != nil {
+		return fault.Wrap(fault.Crashed, res.Lost, "the REPL state was lost and could not be rebuilt")
+	}
+	if res.Final != nil && res.Err == nil {
+		r.final = res.Final
+	}
+	return nil
+}
+
+// deniedCheck stops the run when the sandbox keeps refusing what the code tries.
+func (r *run) deniedCheck(allDenied bool) error {
+	if !allDenied {
+		r.deniedStreak = 0
+		return nil
+	}
+	r.deniedStreak++
+	if r.deniedStreak >= DefaultDeniedStreak {
+		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d iterations in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.deniedStreak)
+	}
+	return nil
+}
+
+// ctxErr turns the end of the run's context into a fault.
+func ctxErr(ctx context.Context) error {
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return fault.Wrap(fault.Timeout, err, "the run's timeout passed")
+	default:
+		if cause := context.Cause(ctx); cause != nil && cause != err {
+			return fault.Wrap(fault.Limit, cause, "the run was stopped")
+		}
+		return fault.Wrap(fault.Limit, err, "the run was stopped")
+	}
+}
+
+// runDirect answers with one model call, the context in the prompt.
+func runDirect(ctx context.Context, cfg Config, meta contextMeta) Outcome {
+	text := meta.text()
+	msgs := []llm.Message{
+		{Role: "system", Content: directSystem},
+		{Role: "user", Content: directUser(text, cfg.Question)},
+	}
+	resp, err := cfg.Model.Complete(ctx, llm.Request{Messages: msgs, Agent: "root"})
+	cfg.Observer.ModelCall(ModelCall{Step: 1, Messages: msgs, Response: resp, Err: err})
+	if err != nil {
+		if c := ctxErr(ctx); c != nil {
+			err = c
+		}
+		return Outcome{Mode: Direct, Iterations: 1, Err: err}
+	}
+	ans := resp.Text
+	cfg.Observer.Iteration(Iteration{Step: 1, Messages: msgs, Response: resp, Final: &ans})
+	return Outcome{Mode: Direct, Iterations: 1, Answer: ans}
+}

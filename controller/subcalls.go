@@ -1,0 +1,193 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// subHost serves llm_query and llm_query_batched to the session's worker, under the run's caps.
+// It is the session's engine.Host: the worker's context and file tools never reach it.
+type subHost struct {
+	cfg  Config
+	step *int
+
+	mu      sync.Mutex
+	calls   int   // sub-calls started, batched slots included
+	batches int   // llm_query_batched calls
+	hit     error // the first cap or run-ending error; the run stops after the cell
+	current []SubCall
+}
+
+func newSubHost(cfg Config, step *int) *subHost {
+	return &subHost{cfg: cfg, step: step}
+}
+
+// Call implements engine.Host.
+func (h *subHost) Call(ctx context.Context, name string, args []any) (any, error) {
+	switch name {
+	case "llm_query":
+		prompt, _ := arg(args, 0).(string)
+		if err := h.reserve(1, false); err != nil {
+			return nil, err
+		}
+		return h.query(ctx, prompt)
+	case "llm_query_batched":
+		prompts, err := stringList(arg(args, 0))
+		if err != nil {
+			return nil, fault.New(fault.Code, "llm_query_batched: %v; pass a list of strings", err)
+		}
+		if err := h.reserve(len(prompts), true); err != nil {
+			return nil, err
+		}
+		return h.batch(ctx, prompts), nil
+	}
+	return nil, fault.New(fault.Denied, "%s is not a host function of this run", name)
+}
+
+// reserve counts n sub-calls (and one batch) against the caps, or records the cap as hit.
+func (h *subHost) reserve(n int, batch bool) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case batch && h.batches >= h.cfg.MaxBatches:
+		h.setHit(fault.New(fault.Limit, "llm_query_batched cap reached: %d batches per run; raise --max-batches or put more prompts in each batch", h.cfg.MaxBatches))
+	case h.calls+n > h.cfg.MaxSubCalls:
+		h.setHit(fault.New(fault.Limit, "sub-call cap reached: %d used of %d per run, %d more asked; raise --max-subcalls or make fewer, larger sub-calls", h.calls, h.cfg.MaxSubCalls, n))
+	default:
+		h.calls += n
+		if batch {
+			h.batches++
+		}
+		return nil
+	}
+	return h.hit
+}
+
+func (h *subHost) setHit(err error) {
+	if h.hit == nil {
+		h.hit = err
+	}
+}
+
+// query runs one sub-call and reports it.
+func (h *subHost) query(ctx context.Context, prompt string) (string, error) {
+	start := time.Now()
+	var resp llm.Response
+	var err error
+	if h.cfg.SubQuery != nil {
+		resp.Text, err = h.cfg.SubQuery(ctx, prompt)
+	} else {
+		resp, err = h.cfg.Model.Complete(ctx, llm.Request{Agent: "sub", Messages: []llm.Message{{Role: "user", Content: prompt}}})
+	}
+	sc := SubCall{Step: *h.step, Prompt: prompt, Response: resp, Answer: resp.Text, Err: err, Took: time.Since(start)}
+	h.record(sc)
+	if err != nil {
+		if endsRun(err) {
+			h.mu.Lock()
+			h.setHit(err)
+			h.mu.Unlock()
+		}
+		return "", err
+	}
+	return resp.Text, nil
+}
+
+// batch runs prompts BatchWidth at a time; results keep their order, a failed slot is an error
+// string.
+func (h *subHost) batch(ctx context.Context, prompts []string) []any {
+	out := make([]any, len(prompts))
+	sem := make(chan struct{}, h.cfg.BatchWidth)
+	var wg sync.WaitGroup
+	for i, p := range prompts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ans, err := h.query(ctx, p)
+			if err != nil {
+				ans = fmt.Sprintf("error: %v", err)
+			}
+			out[i] = ans
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (h *subHost) record(sc SubCall) {
+	h.mu.Lock()
+	h.current = append(h.current, sc)
+	h.mu.Unlock()
+	h.cfg.Observer.SubCall(sc)
+}
+
+// startStep and takeStep collect the sub-calls of one cell.
+func (h *subHost) startStep() {
+	h.mu.Lock()
+	h.current = nil
+	h.mu.Unlock()
+}
+
+func (h *subHost) takeStep() []SubCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.current
+	h.current = nil
+	return out
+}
+
+func (h *subHost) used() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls
+}
+
+func (h *subHost) capErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hit
+}
+
+func arg(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+func stringList(v any) ([]string, error) {
+	switch x := v.(type) {
+	case []string:
+		return x, nil
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("element %d is a %T, not a string", i, e)
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("got %T", v)
+}
+
+// endsRun reports whether a sub-call's error must stop the run: a spent budget, the circuit
+// breaker, or a deadline. An error about the call itself (its prompt is too long, the monitor
+// aborted it) only fails the call, and the code can react to it.
+func endsRun(err error) bool {
+	if errors.Is(err, fault.Timeout) {
+		return true
+	}
+	msg := err.Error()
+	return errors.Is(err, fault.Limit) && (strings.HasPrefix(msg, "budget") || strings.HasPrefix(msg, "Circuit breaker"))
+}

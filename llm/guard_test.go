@@ -1,0 +1,160 @@
+package llm_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/llm/llmtest"
+)
+
+// TestBreaker: 5 API errors within 60 s open the breaker for every later
+// call; errors spread over more than the window do not.
+func TestBreaker(t *testing.T) {
+	tests := []struct {
+		name     string
+		edit     func(*llm.Config)
+		wantKind fault.Kind
+		wantMsg  string
+		wantReqs int
+	}{
+		{"5 errors in the window", nil, fault.Limit, "Circuit breaker: API error rate", 5},
+		{"3 errors in the window", func(c *llm.Config) { c.BreakerErrors = 3 }, fault.Limit, "Circuit breaker: API error rate", 3},
+		{"errors 61 s apart", func(c *llm.Config) { c.MinBackoff, c.MaxBackoff = 61*time.Second, 61*time.Second }, fault.Timeout, "unavailable after 5 attempts", 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.edit, llmtest.Reply{Kind: llmtest.ServerError, Times: -1})
+			_, err := h.complete(ask("hello"))
+			if fault.KindOf(err) != tc.wantKind || !strings.HasPrefix(err.Error(), tc.wantMsg) && !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Fatalf("err = %v (%s), want %s containing %q", err, fault.KindOf(err), tc.wantKind, tc.wantMsg)
+			}
+			if got := len(h.srv.Requests()); got != tc.wantReqs {
+				t.Errorf("requests = %d, want %d", got, tc.wantReqs)
+			}
+			if tc.wantKind != fault.Limit {
+				return
+			}
+			if !strings.HasPrefix(err.Error(), "Circuit breaker: API error rate") {
+				t.Errorf("message %q does not start with the breaker prefix", err)
+			}
+			_, err2 := h.complete(ask("again"))
+			if err2 == nil || !strings.HasPrefix(err2.Error(), "Circuit breaker: API error rate") {
+				t.Errorf("second call: err = %v, want the open breaker", err2)
+			}
+			if got := len(h.srv.Requests()); got != tc.wantReqs {
+				t.Errorf("the open breaker let a request through: %d requests", got)
+			}
+		})
+	}
+}
+
+type budgetCase struct {
+	name      string
+	edit      func(*llm.Config)
+	replies   []llmtest.Reply
+	prompts   []string
+	wantOK    int // calls that succeed before the refusal
+	wantMsg   string
+	wantReqs  int
+	wantSpent llm.Spent
+}
+
+var long = strings.Repeat("word ", 200) // about 254 tokens estimated
+
+var budgetTab = []budgetCase{
+	{name: "call budget", edit: func(c *llm.Config) { c.MaxCalls = 2 },
+		replies: []llmtest.Reply{{Text: "a", PromptTokens: 5, Times: -1}}, prompts: []string{"1", "2", "3"},
+		wantOK: 2, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2, Tokens: 12}},
+	{name: "resumed task already spent", edit: func(c *llm.Config) { c.Spent = llm.Spent{Calls: 80, Tokens: 10} },
+		replies: []llmtest.Reply{{Text: "a"}}, prompts: []string{"1"},
+		wantOK: 0, wantMsg: "budget: 80 of 80 API calls used", wantReqs: 0, wantSpent: llm.Spent{Calls: 80, Tokens: 10}},
+	{name: "retries count as calls", edit: func(c *llm.Config) { c.MaxCalls = 2 },
+		replies: []llmtest.Reply{{Kind: llmtest.ServerError, Times: -1}}, prompts: []string{"1"},
+		wantOK: 0, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2}},
+	{name: "tokens checked before", edit: func(c *llm.Config) { c.MaxTokens = 100 },
+		replies: []llmtest.Reply{{Text: "a"}}, prompts: []string{long},
+		wantOK: 0, wantMsg: "budget: 0 of 100 tokens used", wantReqs: 0},
+	{name: "tokens added after", edit: func(c *llm.Config) { c.MaxTokens = 56 },
+		replies: []llmtest.Reply{{Text: "x y z", PromptTokens: 50, Times: -1}}, prompts: []string{"1", "2"},
+		wantOK: 1, wantMsg: "budget: 53 of 56 tokens used", wantReqs: 1, wantSpent: llm.Spent{Calls: 1, Tokens: 53}},
+}
+
+// TestBudgets: calls and tokens are checked before each attempt (refused
+// without a request) and after it (tokens added).
+func TestBudgets(t *testing.T) {
+	for _, tc := range budgetTab {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.edit, tc.replies...)
+			okN, lastErr := 0, error(nil)
+			for _, p := range tc.prompts {
+				if _, err := h.complete(ask(p)); err != nil {
+					lastErr = err
+					break
+				}
+				okN++
+			}
+			if okN != tc.wantOK || lastErr == nil || fault.KindOf(lastErr) != fault.Limit || !strings.Contains(lastErr.Error(), tc.wantMsg) {
+				t.Fatalf("%d calls ok then err = %v; want %d then a limit containing %q", okN, lastErr, tc.wantOK, tc.wantMsg)
+			}
+			if got := len(h.srv.Requests()); got != tc.wantReqs {
+				t.Errorf("requests = %d, want %d", got, tc.wantReqs)
+			}
+			if got := h.c.Spent(); tc.wantSpent != (llm.Spent{}) && got != tc.wantSpent {
+				t.Errorf("spent = %+v, want %+v", got, tc.wantSpent)
+			}
+			calls, toks := 0, 0
+			for _, c := range h.Calls() {
+				calls++
+				toks += c.PromptTokens + c.CompletionTokens
+			}
+			var start llm.Config
+			tc.edit(&start)
+			if sp := h.c.Spent(); sp.Calls != start.Spent.Calls+calls || sp.Tokens != start.Spent.Tokens+toks {
+				t.Errorf("observer saw %d calls / %d tokens from %+v, spent says %+v", calls, toks, start.Spent, sp)
+			}
+		})
+	}
+}
+
+// TestMaxTokensCappedByBudget: a request's max_tokens is lowered to what
+// is left of the token budget; without MaxTokens none is sent.
+func TestMaxTokensCappedByBudget(t *testing.T) {
+	h := newHarness(t, func(c *llm.Config) { c.MaxTokens = 100 }, llmtest.Reply{Text: "a", Times: -1})
+	req := ask("hi") // 1 + 4 framing tokens estimated
+	req.MaxTokens = 1000
+	if _, err := h.complete(req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.complete(ask("hi")); err != nil {
+		t.Fatal(err)
+	}
+	rs := h.srv.Requests()
+	if got, want := rs[0].MaxTokens, 95; got != want {
+		t.Errorf("max_tokens = %d, want %d (budget 100 − 5 prompt)", got, want)
+	}
+	if rs[1].MaxTokens != 0 {
+		t.Errorf("max_tokens = %d without a request cap, want none", rs[1].MaxTokens)
+	}
+}
+
+// TestConcurrentCalls: Complete is safe for concurrent use and the
+// counters stay exact.
+func TestConcurrentCalls(t *testing.T) {
+	h := newHarness(t, nil, llmtest.Reply{Text: "a b", PromptTokens: 3, Times: -1})
+	done := make(chan error)
+	for range 8 {
+		go func() { _, err := h.c.Complete(context.Background(), ask("x")); done <- err }()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5}); got != want {
+		t.Errorf("spent = %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,149 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Kind is the kind of a scripted reply.
+type Kind string
+
+// Reply kinds.
+const (
+	Healthy       Kind = "healthy"            // Text streamed with fluent logprobs (the default kind)
+	NoLogprobs    Kind = "no_logprobs"        // Text streamed without logprobs, even when asked
+	Loop          Kind = "loop"               // Text repeated until Tokens tokens, entropy falling in each copy
+	Confused      Kind = "confused"           // Tokens tokens of word salad from a flat distribution
+	Repetition    Kind = "repetition"         // Text, then vLLM's finish_reason "repetition"
+	Drop          Kind = "drop"               // Text cut off mid-stream: the connection is closed
+	StreamError   Kind = "stream_error"       // Text cut off mid-stream by an SSE error event (vLLM does this)
+	RateLimit     Kind = "rate_limit"         // 429 rate_limit_exceeded, with Retry-After if set
+	Quota         Kind = "insufficient_quota" // 429 insufficient_quota
+	ServerError   Kind = "server_error"       // Status (default 500) with an error body
+	ContextLength Kind = "context_length"     // 400 context_length_exceeded
+	BadRequest    Kind = "bad_request"        // 400 invalid_request_error
+)
+
+// Dialects: the server flavours whose stream shapes the fake reproduces.
+const (
+	OpenAI   = "openai"   // OpenAI: {"error":{...}} errors, usage chunk with empty choices
+	VLLM     = "vllm"     // vLLM: stop_reason in choices, top-level {"object":"error"} errors
+	LlamaCPP = "llamacpp" // llama.cpp server: an "id" in every logprob entry, numeric error codes
+)
+
+// Reply is one scripted answer. The zero value streams "OK." as a healthy
+// reply.
+type Reply struct {
+	Kind Kind   `json:"kind,omitempty"`
+	Text string `json:"text,omitempty"`
+	// Tokens is the length in tokens of Loop and Confused replies (default
+	// 300) and of a Healthy reply without Text (generated prose).
+	Tokens int `json:"tokens,omitempty"`
+	// TopK is the number of alternatives per token; 0 = the request's
+	// top_logprobs.
+	TopK    int    `json:"top_k,omitempty"`
+	Dialect string `json:"dialect,omitempty"` // OpenAI (default), VLLM or LlamaCPP
+	// FinishReason overrides "stop" for streamed kinds.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Status overrides the HTTP status of error kinds.
+	Status int `json:"status,omitempty"`
+	// RetryAfter is the Retry-After header value (seconds or an HTTP date).
+	RetryAfter string `json:"retry_after,omitempty"`
+	// Message overrides the error message of error kinds.
+	Message string `json:"message,omitempty"`
+	// DropAfter is the number of tokens a Drop or StreamError reply sends
+	// before the cut (default half of them, at least one).
+	DropAfter int `json:"drop_after,omitempty"`
+	// Latency delays the response headers; ChunkDelay delays every chunk.
+	Latency    time.Duration `json:"-"`
+	ChunkDelay time.Duration `json:"-"`
+	// NoLogprobs streams any kind without logprobs, even when asked (the
+	// NoLogprobs kind is a healthy reply with this set).
+	NoLogprobs bool `json:"no_logprobs,omitempty"`
+	// NoUsage suppresses the usage chunk even when include_usage was asked.
+	NoUsage bool `json:"no_usage,omitempty"`
+	// PromptTokens is reported in usage; 0 = characters of the messages / 4.
+	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// RejectLogprobs answers 400 (an error about logprobs) to a request
+	// that asks for logprobs, without consuming the reply, the way servers
+	// without logprob support do.
+	RejectLogprobs bool `json:"reject_logprobs,omitempty"`
+	// RejectMaxTokens answers 400 to a request that sends max_tokens (not
+	// max_completion_tokens), without consuming the reply, the way OpenAI's
+	// reasoning models do.
+	RejectMaxTokens bool `json:"reject_max_tokens,omitempty"`
+
+	// When, Model and Times select and repeat a reply of a queue or script:
+	// When is a regexp (RE2) on the last user message, Model an exact model
+	// name, Times the number of uses (0 = 1, -1 = unlimited).
+	When  string `json:"when,omitempty"`
+	Model string `json:"model,omitempty"`
+	Times int    `json:"times,omitempty"`
+}
+
+// replyJSON is Reply's JSON shape: durations are strings ("250ms").
+type replyJSON struct {
+	replyAlias
+	Latency    string `json:"latency,omitempty"`
+	ChunkDelay string `json:"chunk_delay,omitempty"`
+}
+
+type replyAlias Reply
+
+// UnmarshalJSON reads a reply with "latency" and "chunk_delay" written as
+// Go durations ("250ms", "2s").
+func (r *Reply) UnmarshalJSON(b []byte) error {
+	var j replyJSON
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields() // a typo in a script must not pass silently
+	if err := d.Decode(&j); err != nil {
+		return err
+	}
+	*r = Reply(j.replyAlias)
+	for _, d := range []struct {
+		s   string
+		dst *time.Duration
+		k   string
+	}{{j.Latency, &r.Latency, "latency"}, {j.ChunkDelay, &r.ChunkDelay, "chunk_delay"}} {
+		if d.s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.s)
+		if err != nil {
+			return fmt.Errorf("%s %q: %v (write a Go duration such as \"250ms\")", d.k, d.s, err)
+		}
+		*d.dst = v
+	}
+	return nil
+}
+
+// MarshalJSON writes a reply in the script format.
+func (r Reply) MarshalJSON() ([]byte, error) {
+	j := replyJSON{replyAlias: replyAlias(r)}
+	if r.Latency > 0 {
+		j.Latency = r.Latency.String()
+	}
+	if r.ChunkDelay > 0 {
+		j.ChunkDelay = r.ChunkDelay.String()
+	}
+	return json.Marshal(j)
+}
+
+// streamed reports whether the kind streams a completion (vs. an error).
+func (k Kind) streamed() bool {
+	switch k {
+	case "", Healthy, NoLogprobs, Loop, Confused, Repetition, Drop, StreamError:
+		return true
+	}
+	return false
+}
+
+func (k Kind) valid() bool {
+	switch k {
+	case RateLimit, Quota, ServerError, ContextLength, BadRequest:
+		return true
+	}
+	return k.streamed()
+}

@@ -1,0 +1,347 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Message is one chat message of a recorded request.
+type Message struct{ Role, Content string }
+
+// RecordedRequest is one request the server received.
+type RecordedRequest struct {
+	N           int // 1-based arrival order
+	Path        string
+	Model       string
+	Messages    []Message
+	Logprobs    bool // logprobs: true was asked
+	TopLogprobs int
+	MaxTokens   int // max_tokens or max_completion_tokens, 0 if absent
+	// MaxTokensField is "max_tokens", "max_completion_tokens" or "".
+	MaxTokensField string
+	Stream         bool
+	IncludeUsage   bool
+	// Authorization is the bearer token sent (fake keys only, in tests).
+	Authorization string
+	Body          []byte
+}
+
+// LastUser returns the content of the last user message ("" if none).
+func (r RecordedRequest) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Server is a fake OpenAI-compatible chat completions server over real HTTP
+// and SSE. It is safe for concurrent use.
+type Server struct {
+	ts *httptest.Server
+
+	mu       sync.Mutex
+	queue    []*queued
+	handler  func(RecordedRequest) Reply
+	requests []RecordedRequest
+}
+
+type queued struct {
+	Reply
+	when *regexp.Regexp
+	left int // -1 = unlimited
+}
+
+// New starts a server whose queue holds replies (see Push).
+func New(replies ...Reply) *Server {
+	s := &Server{}
+	if err := s.Push(replies...); err != nil {
+		panic("llmtest.New: " + err.Error())
+	}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL to configure a client with (it ends in /v1).
+func (s *Server) URL() string { return s.ts.URL + "/v1" }
+
+// Close shuts the server down, cutting open streams.
+func (s *Server) Close() {
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+}
+
+// Push appends replies to the queue. A request takes the first queued reply
+// whose When and Model match it; the reply leaves the queue after Times uses.
+func (s *Server) Push(replies ...Reply) error {
+	var qs []*queued
+	for i, r := range replies {
+		q := &queued{Reply: r, left: r.Times}
+		if !r.Kind.valid() {
+			return fmt.Errorf("reply %d: unknown kind %q", i+1, r.Kind)
+		}
+		if r.When != "" {
+			re, err := regexp.Compile(r.When)
+			if err != nil {
+				return fmt.Errorf("reply %d: when: %v", i+1, err)
+			}
+			q.when = re
+		}
+		if q.left == 0 {
+			q.left = 1
+		}
+		qs = append(qs, q)
+	}
+	s.mu.Lock()
+	s.queue = append(s.queue, qs...)
+	s.mu.Unlock()
+	return nil
+}
+
+// SetHandler makes h answer every request (the queue is then ignored);
+// nil restores the queue.
+func (s *Server) SetHandler(h func(RecordedRequest) Reply) {
+	s.mu.Lock()
+	s.handler = h
+	s.mu.Unlock()
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []RecordedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]RecordedRequest(nil), s.requests...)
+}
+
+// Pending returns the number of queued replies not used up.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// pick records the request and chooses its reply; ok is false when nothing
+// matches. A RejectLogprobs reply answering a logprobs request is not used up.
+func (s *Server) pick(rr *RecordedRequest) (Reply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rr.N = len(s.requests) + 1
+	s.requests = append(s.requests, *rr)
+	if h := s.handler; h != nil {
+		s.mu.Unlock()
+		rep := h(*rr)
+		s.mu.Lock()
+		return rep, true
+	}
+	for i, q := range s.queue {
+		if q.Model != "" && q.Model != rr.Model || q.when != nil && !q.when.MatchString(rr.LastUser()) {
+			continue
+		}
+		if q.RejectLogprobs && rr.Logprobs || q.RejectMaxTokens && rr.MaxTokensField == "max_tokens" {
+			return q.Reply, true
+		}
+		if q.left > 0 {
+			q.left--
+			if q.left == 0 {
+				s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+			}
+		}
+		return q.Reply, true
+	}
+	return Reply{}, false
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeError(w, OpenAI, http.StatusNotFound, "invalid_request_error", "not_found",
+			fmt.Sprintf("llmtest serves POST /v1/chat/completions only, not %s %s", r.Method, r.URL.Path))
+		return
+	}
+	rr, err := parseRequest(r)
+	if err != nil {
+		writeError(w, OpenAI, http.StatusBadRequest, "invalid_request_error", "invalid_json", err.Error())
+		return
+	}
+	rep, ok := s.pick(&rr)
+	if !ok {
+		writeError(w, OpenAI, http.StatusInternalServerError, "server_error", "llmtest_unmatched",
+			fmt.Sprintf("llmtest: no scripted reply matches request #%d (model %q, last user message %q); add a reply with a matching \"when\"/\"model\" to the script",
+				rr.N, rr.Model, clip(rr.LastUser(), 120)))
+		return
+	}
+	if !sleep(r, rep.Latency) {
+		return
+	}
+	if rep.RejectLogprobs && rr.Logprobs {
+		writeError(w, rep.Dialect, http.StatusBadRequest, "invalid_request_error", "logprobs_not_supported",
+			"logprobs is not supported by this model")
+		return
+	}
+	if rep.RejectMaxTokens && rr.MaxTokensField == "max_tokens" {
+		writeError(w, rep.Dialect, http.StatusBadRequest, "invalid_request_error", "unsupported_parameter",
+			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
+		return
+	}
+	if !rep.Kind.streamed() {
+		writeErrorReply(w, rep)
+		return
+	}
+	streamReply(w, r, rr, rep)
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// parseRequest reads a chat completions request body.
+func parseRequest(r *http.Request) (RecordedRequest, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		return RecordedRequest{}, err
+	}
+	var in struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Logprobs            bool `json:"logprobs"`
+		TopLogprobs         int  `json:"top_logprobs"`
+		MaxTokens           int  `json:"max_tokens"`
+		MaxCompletionTokens int  `json:"max_completion_tokens"`
+		Stream              bool `json:"stream"`
+		StreamOptions       struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return RecordedRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
+	}
+	rr := RecordedRequest{Path: r.URL.Path, Model: in.Model, Logprobs: in.Logprobs, TopLogprobs: in.TopLogprobs,
+		MaxTokens: max(in.MaxTokens, in.MaxCompletionTokens), Stream: in.Stream,
+		IncludeUsage: in.StreamOptions.IncludeUsage, Body: body,
+		Authorization: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+	switch {
+	case in.MaxCompletionTokens > 0:
+		rr.MaxTokensField = "max_completion_tokens"
+	case in.MaxTokens > 0:
+		rr.MaxTokensField = "max_tokens"
+	}
+	for _, m := range in.Messages {
+		rr.Messages = append(rr.Messages, Message{Role: m.Role, Content: contentText(m.Content)})
+	}
+	return rr, nil
+}
+
+// contentText reads a message content: a string or an array of parts.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type, Text string
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return string(raw)
+}
+
+// streamReply streams a completion reply, or a JSON completion when the
+// request did not ask for a stream.
+func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep Reply) {
+	k := rr.TopLogprobs
+	if rep.TopK > 0 {
+		k = rep.TopK
+	}
+	toks := generate(rep, max(k, 1), rr.LastUser())
+	if !rr.Stream {
+		writeCompletion(w, rr, rep, toks, k)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	cw := &chunkWriter{w: w, dialect: dialect(rep), id: fmt.Sprintf("chatcmpl-llmtest-%d", rr.N),
+		model: rr.Model, created: time.Now().Unix(), usage: rr.IncludeUsage && !rep.NoUsage}
+	withLP := rr.Logprobs && rep.Kind != NoLogprobs && !rep.NoLogprobs
+	if cw.event(cw.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)) != nil {
+		return
+	}
+	stop := len(toks)
+	if rep.Kind == Drop || rep.Kind == StreamError {
+		stop = rep.DropAfter
+		if stop <= 0 || stop > len(toks) {
+			stop = max(1, len(toks)/2)
+		}
+	}
+	for _, t := range toks[:stop] {
+		if !sleep(r, rep.ChunkDelay) {
+			return
+		}
+		var lp any
+		if withLP {
+			lp = map[string]any{"content": []any{cw.logprobEntry(t, k)}, "refusal": nil}
+		}
+		if cw.event(cw.chunk(map[string]any{"content": t.Text}, lp, nil)) != nil {
+			return
+		}
+	}
+	switch rep.Kind {
+	case Drop:
+		panic(http.ErrAbortHandler) // closes the connection mid-stream
+	case StreamError:
+		status, typ, code, msg := errorShape(ServerError)
+		cw.event(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "status": status}})
+		return
+	}
+	if cw.finish(finishReason(rep), promptTokens(rr, rep), len(toks)) == nil {
+		cw.done()
+	}
+}
+
+func dialect(rep Reply) string {
+	switch rep.Dialect {
+	case VLLM, LlamaCPP:
+		return rep.Dialect
+	}
+	return OpenAI
+}
+
+func finishReason(rep Reply) string {
+	switch {
+	case rep.FinishReason != "":
+		return rep.FinishReason
+	case rep.Kind == Repetition:
+		return "repetition"
+	}
+	return "stop"
+}
+
+func promptTokens(rr RecordedRequest, rep Reply) int {
+	if rep.PromptTokens > 0 {
+		return rep.PromptTokens
+	}
+	n := 0
+	for _, m := range rr.Messages {
+		n += utf8.RuneCountInString(m.Content)
+	}
+	return (n + 3) / 4
+}

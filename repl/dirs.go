@@ -1,0 +1,99 @@
+package repl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/tools"
+)
+
+// inherited is what the parent opens for a session and every worker inherits, in descriptor
+// order from 3: the context files (read-only), the read roots and the workspace (O_PATH
+// directories). A confined worker runs as an unprivileged uid that often cannot reach these by
+// name (a 0700 home); through the descriptors it needs no path, only the rights DAC gives it on
+// the directories themselves, and Landlock grants it exactly these trees.
+type inherited struct {
+	files  []*os.File // ExtraFiles, in order
+	ctxFDs []int      // the context files' descriptors in the worker
+	roots  []Root     // FD is the descriptor in the worker
+	ws     *Root
+}
+
+// openInherited opens the context files, the roots (Options.Roots, then the directories of the
+// context files not already among them) and the workspace.
+func openInherited(o Options) (*inherited, error) {
+	in := &inherited{}
+	for _, p := range o.Contexts {
+		f, err := os.Open(p)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("context file: %w", err)
+		}
+		in.ctxFDs = append(in.ctxFDs, in.add(f))
+	}
+	for _, p := range o.Roots {
+		if _, err := in.addRoot(p, false); err != nil {
+			in.close()
+			return nil, err
+		}
+	}
+	for _, p := range o.Contexts {
+		if _, err := in.addRoot(filepath.Dir(p), true); err != nil {
+			in.close()
+			return nil, err
+		}
+	}
+	if o.Workspace != "" {
+		d, err := tools.OpenDir(o.Workspace)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		in.ws = &Root{Path: d.Path, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
+	}
+	return in, nil
+}
+
+// add appends f to the inherited files and returns its descriptor in the worker.
+func (in *inherited) add(f *os.File) int {
+	in.files = append(in.files, f)
+	return 2 + len(in.files)
+}
+
+// addRoot opens a read root unless the same directory is already one.
+func (in *inherited) addRoot(p string, fromContext bool) (bool, error) {
+	d, err := tools.OpenDir(p)
+	if err != nil {
+		return false, fmt.Errorf("allowed root: %w", err)
+	}
+	for _, r := range in.roots {
+		if r.Path == d.Path {
+			unix.Close(d.FD)
+			return false, nil
+		}
+	}
+	in.roots = append(in.roots, Root{Path: d.Path, FD: in.add(os.NewFile(uintptr(d.FD), d.Path)), FromContext: fromContext})
+	return true, nil
+}
+
+func (in *inherited) close() {
+	for _, f := range in.files {
+		f.Close()
+	}
+	in.files = nil
+}
+
+// rootFDs lists the descriptors of the read roots and of the workspace (0 if none), for the
+// worker's Landlock rules.
+func (in *inherited) rootFDs() (read []int, ws int) {
+	for _, r := range in.roots {
+		read = append(read, r.FD)
+	}
+	if in.ws != nil {
+		ws = in.ws.FD
+	}
+	return read, ws
+}

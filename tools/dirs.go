@@ -1,0 +1,149 @@
+package tools
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is an allowed root opened by the caller: its real path (absolute, clean, symlinks
+// resolved) and an O_PATH descriptor of the directory. A process that cannot reach the path by
+// name (an unprivileged worker under a 0700 home) can still work below the directory through
+// the descriptor, which is how the confined worker gets its roots.
+type Dir struct {
+	Path string
+	FD   int
+}
+
+// OpenDir resolves p with realpath and opens the directory with O_PATH|O_DIRECTORY (close on
+// exec; pass it on explicitly).
+func OpenDir(p string) (Dir, error) {
+	if p == "" {
+		return Dir{}, invalidf("an allowed root is empty")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return Dir{}, invalidf("root %s: %v", p, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Dir{}, invalidf("root %s: %v", p, err)
+	}
+	fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Dir{}, invalidf("root %s: %v", p, err)
+	}
+	return Dir{Path: real, FD: fd}, nil
+}
+
+// NewFiles opens the roots (read-only) and the workspace (read-write; may be ""). Each is
+// resolved with realpath and must be a directory.
+func NewFiles(roots []string, workspace string, lim FileLimits) (*Files, error) {
+	if _, err := lim.effective(); err != nil {
+		return nil, err
+	}
+	var dirs []Dir
+	closeAll := func() {
+		for _, d := range dirs {
+			unix.Close(d.FD)
+		}
+	}
+	for _, p := range roots {
+		d, err := OpenDir(p)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		dirs = append(dirs, d)
+	}
+	var ws *Dir
+	if workspace != "" {
+		d, err := OpenDir(workspace)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		ws = &d
+	}
+	return NewFilesAt(dirs, ws, lim)
+}
+
+// NewFilesAt serves the file tools over roots the caller opened (read-only) and a workspace
+// (read-write; may be nil). Paths must be real paths, as OpenDir returns them; paths name the
+// roots in messages and map absolute paths to a root, and every open goes through the
+// descriptors. The Files takes over the descriptors, also on error.
+func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
+	all := slices.Clone(roots)
+	if workspace != nil {
+		all = append(all, *workspace)
+	}
+	l, err := lim.effective()
+	if err != nil {
+		for _, d := range all {
+			unix.Close(d.FD)
+		}
+		return nil, err
+	}
+	f := &Files{lim: l}
+	for i, d := range all {
+		r := f.find(d.Path)
+		if r != nil {
+			unix.Close(d.FD) // the same directory twice: keep the first descriptor
+		} else {
+			r = &root{path: d.Path, fd: d.FD}
+			f.roots = append(f.roots, r)
+		}
+		if workspace != nil && i == len(all)-1 {
+			f.workspace = r
+		}
+	}
+	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
+	if len(f.roots) > 0 {
+		fd, err := unix.Openat2(f.roots[0].fd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
+		if err == nil {
+			unix.Close(fd)
+			f.openat2 = true
+		}
+	}
+	return f, nil
+}
+
+func (f *Files) find(p string) *root {
+	for _, r := range f.roots {
+		if r.path == p {
+			return r
+		}
+	}
+	return nil
+}
+
+// climb rewrites a path whose part below its root starts by leaving the root with ".."
+// components: the same path, from the root's lexical parent. Root paths are real, so their
+// lexical parents are their real parents, and a relative path like "../docs/a.txt" from the
+// workspace reaches a sibling root through its descriptor, without resolving names above the
+// roots (which an unprivileged worker often cannot). ok is false for any other path.
+func (f *Files) climb(p string) (string, bool) {
+	r, rel := f.rootOf(p)
+	if r == nil {
+		return "", false
+	}
+	parts := strings.Split(rel, "/")
+	up, i := 0, 0
+	for ; i < len(parts); i++ {
+		if parts[i] == ".." {
+			up++
+		} else if parts[i] != "." && parts[i] != "" {
+			break
+		}
+	}
+	if up == 0 {
+		return "", false
+	}
+	base := r.path
+	for range up {
+		base = filepath.Dir(base)
+	}
+	return strings.TrimSuffix(base, "/") + "/" + strings.Join(parts[i:], "/"), true
+}

@@ -1,0 +1,215 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/redact"
+)
+
+// Metadata describes the run; it is the trace's first line.
+type Metadata struct {
+	RootModel         string
+	MaxDepth          int
+	MaxIterations     int
+	Backend           string         // e.g. "openai" (an OpenAI-compatible endpoint)
+	BackendKwargs     map[string]any // JSON-encodable; never put the API key here (it is redacted anyway)
+	EnvironmentType   string         // "" means "rlm-sandbox"
+	EnvironmentKwargs map[string]any // JSON-encodable
+	OtherBackends     []string
+	TaskID            string // rlm extension
+	Question          string // rlm extension
+	Lang              string // rlm extension: "go" or "js"
+}
+
+// Message is one chat message of a root-model prompt.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Iteration is one turn of the root model: the prompt it was sent, its response, and the code
+// blocks run from that response.
+type Iteration struct {
+	Prompt      []Message
+	Response    string
+	CodeBlocks  []CodeBlock
+	FinalAnswer *string       // set when a block of this iteration recorded the answer
+	Time        time.Duration // model call plus code; 0 is written as null
+	Usage       Usage         // the root call's tokens
+}
+
+// CodeBlock is one cell run during an iteration, with its result.
+type CodeBlock struct {
+	Code     string
+	Stdout   string
+	Stderr   string
+	Locals   map[string]string // variable name → short rendering; never the whole context
+	Time     time.Duration
+	SubCalls []SubCall
+	Final    *string    // the answer this block recorded with FINAL/FINAL_VAR
+	ErrKind  fault.Kind // "" when the block succeeded
+	ErrMsg   string
+}
+
+// SubCall is one llm_query made by a cell.
+type SubCall struct {
+	Model    string
+	Prompt   string
+	Response string
+	Usage    Usage
+	Time     time.Duration
+	Error    string // non-empty when the call failed (Response is then empty)
+}
+
+// Outcome is how the run ended.
+type Outcome struct {
+	Status   string // ANSWERED, FAILED, ABORTED (as in package audit)
+	Answer   string
+	ErrKind  fault.Kind
+	ErrMsg   string
+	Usage    Usage         // the whole run's tokens
+	WallTime time.Duration // the whole run
+}
+
+// ErrFinished is returned (wrapped) by a Writer used after Finish or Close.
+var ErrFinished = errors.New("trace already finished")
+
+// Writer appends the records of one run to a trace file. It is safe for concurrent use.
+type Writer struct {
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	red      *redact.Redactor
+	now      func() time.Time
+	meta     metadataRecord
+	n        int // iterations written
+	finished bool
+}
+
+// FileName is the trace file name of a run that started at start: "rlm_2026-11-22_06-15-00_" +
+// taskID + ".jsonl", the reference's naming with a UTC time and the task id.
+func FileName(start time.Time, taskID string) string {
+	return "rlm_" + start.UTC().Format("2006-01-02_15-04-05") + "_" + taskID + ".jsonl"
+}
+
+// Create creates the trace file at path (its directory too; an existing file is an error) and
+// writes the metadata line. r redacts every string; nil means redact.New().
+func Create(path string, meta Metadata, r *redact.Redactor) (*Writer, error) {
+	return create(path, meta, r, time.Now)
+}
+
+// Iteration appends one iteration, numbered from 1 in the order of the calls.
+func (w *Writer) Iteration(it Iteration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished {
+		return fmt.Errorf("trace %s: iteration %d: %w", w.path, w.n+1, ErrFinished)
+	}
+	w.n++
+	return w.writeLine(w.iterationRecord(it), "iteration")
+}
+
+// Finish appends the end-of-run record (the metadata line again, with the outcome; see the
+// package documentation). The Writer accepts no record after it; Close still has to be called.
+func (w *Writer) Finish(o Outcome) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished {
+		return fmt.Errorf("trace %s: finish: %w", w.path, ErrFinished)
+	}
+	w.finished = true
+	rec := w.meta
+	rec.Timestamp = stamp(w.now())
+	rec.Outcome = w.outcomeRecord(o)
+	return w.writeLine(rec, "outcome")
+}
+
+// Close closes the file. Every record was already synced when its call returned.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.finished = true
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		return fmt.Errorf("trace %s: close: %w", w.path, err)
+	}
+	return nil
+}
+
+// Summary is what Summarize found in a trace.
+type Summary struct {
+	TaskID, RootModel, Question string
+	Iterations                  int
+	CodeBlocks                  int
+	Errors                      map[string]int // code blocks by error kind; "stderr" when only stderr says so
+	SubCalls, SubCallErrors     int
+	PromptTokens                int // the outcome's, else the sum of root and sub-call records
+	CompletionTokens            int
+	WallTime                    time.Duration // the outcome's, else the sum of iteration times
+	FinalAnswer                 string        // the outcome's answer, else the last final_answer
+	HasFinal                    bool
+	Status                      string // from the outcome; "" when the trace has none
+	ErrKind, ErrMsg             string // from the outcome
+	TruncatedBytes              int    // size of an unterminated, unparsable last line (0: none)
+}
+
+// Summarize reads a trace (ours or the reference's). A last line cut short by a crash is
+// reported in TruncatedBytes, not as an error; any other malformed line is an error.
+func Summarize(r io.Reader) (Summary, error) {
+	return summarize(r)
+}
+
+// Format writes s for a person, one figure per line; the final answer is cut to 200 characters,
+// and a truncated last line is reported as a warning.
+func (s Summary) Format(w io.Writer) error {
+	return s.format(w)
+}
+
+// PromptStore keeps every sub-call's prompt and response on disk, one redacted JSON file per
+// call: <dir>/<task>/subcalls/0001.json, 0002.json, … It is safe for concurrent use.
+type PromptStore struct {
+	mu   sync.Mutex
+	dir  string
+	task string
+	red  *redact.Redactor
+	now  func() time.Time
+	n    int
+}
+
+// NewPromptStore creates <dir>/<task>/subcalls. task must be a plain name (no separator, not
+// "." or ".."). r redacts every string; nil means redact.New().
+func NewPromptStore(dir, task string, r *redact.Redactor) (*PromptStore, error) {
+	if task == "" || task == "." || task == ".." || filepath.Base(task) != task {
+		return nil, fmt.Errorf("trace: prompt store in %s: task id %q is not a plain name", dir, task)
+	}
+	if r == nil {
+		r = redact.New()
+	}
+	s := &PromptStore{dir: filepath.Join(dir, task, "subcalls"), task: task, red: r, now: time.Now}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("trace: prompt store: %w", err)
+	}
+	return s, nil
+}
+
+// Save writes one sub-call to the next numbered file and returns its path.
+func (s *PromptStore) Save(c SubCall) (string, error) {
+	return s.save(c)
+}
