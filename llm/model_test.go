@@ -208,7 +208,7 @@ func TestUsageSources(t *testing.T) {
 // TestSlowStep: a step slower than 10× the agent's baseline logs a warning.
 func TestSlowStep(t *testing.T) {
 	fast := llmtest.Reply{Text: "Fine.", Latency: 10 * time.Millisecond, Times: 4}
-	slow := llmtest.Reply{Text: "Fine.", Latency: 250 * time.Millisecond}
+	slow := llmtest.Reply{Text: "Fine.", Latency: 1500 * time.Millisecond} // far past 10x the baseline even on a loaded machine
 	h := newHarness(t, nil, fast, slow)
 	for i := range 5 {
 		if _, err := h.complete(ask("hi")); err != nil {

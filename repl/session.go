@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -86,6 +87,47 @@ type Result struct {
 	// Unreplayable is set when the cell left work running in the background (goroutines): it is
 	// kept out of the journal, so a rebuilt session will not have what it did.
 	Unreplayable bool
+
+	// Tools lists the host calls the cell made (peek, search, read_file, llm_query, ...), in
+	// order, for audit trails. Long arguments and results are cut.
+	Tools []ToolCall
+}
+
+// ToolCall is one host call of a cell, as recorded for the journal.
+type ToolCall struct {
+	Name   string
+	Args   []any  // strings cut to toolTextCap characters
+	Result string // the result as JSON, cut to toolTextCap characters
+	Err    string
+}
+
+const toolTextCap = 200
+
+func toolCalls(calls []call) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		args := make([]any, len(c.Args))
+		for j, a := range c.Args {
+			if str, ok := a.(string); ok {
+				a = cutText(str)
+			}
+			args[j] = a
+		}
+		res, _ := json.Marshal(c.Result)
+		out[i] = ToolCall{Name: c.Name, Args: args, Result: cutText(string(res)), Err: c.Err}
+	}
+	return out
+}
+
+func cutText(s string) string {
+	r := []rune(s)
+	if len(r) <= toolTextCap {
+		return s
+	}
+	return string(r[:toolTextCap]) + "…"
 }
 
 // Session is a REPL session backed by one confined worker at a time.
@@ -171,6 +213,7 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 	}
 	s.nextID++
 	res, calls, death := s.w.exec(ctx, s.nextID, code, false, nil, s.opts)
+	res.Tools = toolCalls(calls)
 	if errors.Is(death, errRebuild) { // the cell failed and left the engine unusable
 		rec := s.recover(context.WithoutCancel(ctx), nil)
 		res.Rebuilt, res.Lost = rec.Rebuilt, rec.Lost

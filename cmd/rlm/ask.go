@@ -117,6 +117,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	defer st.close()
 	prog.task = st.task
 	prog.line("starting (task %s)", st.task)
+	st.log.Info("task started", "task", st.task, "question", question, "ctx", f.ctxFiles, "models", st.llmCfg.Models, "depth", chain.depth)
 	ctx, stop := withSignals(ctx)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, st.timeout)

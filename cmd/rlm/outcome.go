@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/audit"
@@ -117,6 +118,11 @@ func (st *runState) record(rec *recorder, status audit.Status, answer string, er
 		o.ErrKind, o.ErrMsg = kindOf(err), err.Error()
 	}
 	rec.warn(st.trace.Finish(o))
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelError
+	}
+	st.log.Log(context.Background(), level, "task finished", "task", st.task, "status", status, "calls", sp.Calls, "tokens", sp.Tokens, "err", err)
 }
 
 func (st *runState) jsonResult(status audit.Status, o controller.Outcome, err error) map[string]any {

@@ -125,6 +125,12 @@ func (r *recorder) Cell(c controller.Cell) {
 		s.Findings = res.Err.Error()
 	}
 	r.warn(r.st.db.RecordStep(context.Background(), s))
+	for _, tc := range res.Tools {
+		if tc.Name == "llm_query" || tc.Name == "llm_query_batched" {
+			continue // recorded one by one as sub-calls
+		}
+		r.warn(r.st.db.RecordTool(context.Background(), audit.ToolCall{Task: r.st.task, Step: c.Step, Name: tc.Name, Args: tc.Args, Result: tc.Result, Error: tc.Err}))
+	}
 	if r.prog.verbose {
 		r.prog.line("cell %d.%d:\n%s\n--- output ---\n%s", c.Step, c.Index+1, c.Code, res.Stdout)
 		if res.Err != nil {
@@ -158,6 +164,9 @@ func (r *recorder) apiCall(c llm.Call) {
 	ac := audit.APICall{Task: r.st.task, Agent: c.Agent, Model: c.Model, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
 		Latency: c.Latency, Status: c.Status, Error: c.Err, At: c.At}
 	r.warn(r.st.db.RecordCall(context.Background(), ac))
+	// The spent figures go with every call, so a task killed mid-iteration keeps exact ones.
+	sp := r.st.client.Spent()
+	r.warn(r.st.db.SetSpent(context.Background(), r.st.task, sp.Calls, sp.Tokens))
 }
 
 // warn logs a failure to record; the run goes on, since losing a record line must not lose the
