@@ -46,8 +46,14 @@ func (r *run) compact() {
 		keep--
 	}
 	dropped := len(rest) - keep
+	kept := append([]llm.Message(nil), rest[len(rest)-keep:]...)
+	// A kept message too large on its own is cut to its share of the target.
+	share := max(target*3/keep, minBlockChars)
+	for i := range kept {
+		kept[i].Content = clip(kept[i].Content, share)
+	}
 	note := llm.Message{Role: "user", Content: fmt.Sprintf("%s %d earlier messages were removed to fit the model's window. The REPL still holds every variable they created: %s.", compactNote, dropped, strings.Join(r.varsOrNone(), ", "))}
-	msgs := append(append(append([]llm.Message(nil), head...), note), rest[len(rest)-keep:]...)
+	msgs := append(append(append([]llm.Message(nil), head...), note), kept...)
 	r.msgs = msgs
 	r.cfg.Observer.Progress(fmt.Sprintf("history compacted: %d messages dropped", dropped))
 }

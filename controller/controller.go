@@ -29,10 +29,11 @@ const (
 	DefaultMaxSubCalls   = 32
 	DefaultMaxBatches    = 8
 	DefaultBatchWidth    = 4
-	DefaultWindow        = 128_000 // the root model's context window, in tokens
-	DirectThreshold      = 50_000  // characters
-	DefaultFeedbackChars = 20_000  // characters of one cell's output shown to the root model
-	DefaultDeniedStreak  = 3       // consecutive iterations whose cells were denied: stop
+	DefaultWindow        = 128_000   // the root model's context window, in tokens
+	DirectThreshold      = 50_000    // characters
+	MaxDirectChars       = 1_000_000 // characters a forced direct call may carry
+	DefaultFeedbackChars = 20_000    // characters of one cell's output shown to the root model
+	DefaultFailedStreak  = 3         // consecutive iterations in which no block worked: stop
 )
 
 // Config is one run. The zero value of every limit means its default.

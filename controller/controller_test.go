@@ -233,3 +233,29 @@ func TestTimeoutEndsTheRun(t *testing.T) {
 		t.Errorf("took %v after a 3 s deadline", d)
 	}
 }
+
+func TestFailedStreakStops(t *testing.T) {
+	m := &scripted{replies: []string{fenced("js", `undefinedThing()`), fenced("js", `null.x`), fenced("js", `throw new Error("third")`), fenced("js", `FINAL(1)`)}}
+	out := Run(context.Background(), cfgFor(t, "js", m))
+	if !errors.Is(out.Err, fault.Code) || !strings.Contains(out.Err.Error(), "no block worked in 3 iterations in a row") || out.Iterations != 3 {
+		t.Fatalf("got %v after %d iterations; want a code error after 3", out.Err, out.Iterations)
+	}
+	// One working block resets the streak.
+	m = &scripted{replies: []string{fenced("js", `nope()`), fenced("js", `nope()`), fenced("js", `print(1)`), fenced("js", `nope()`), fenced("js", `nope()`), fenced("js", `FINAL(2)`)}}
+	if out := Run(context.Background(), cfgFor(t, "js", m)); out.Err != nil || out.Answer != "2" {
+		t.Fatalf("got %q, %v; want 2: a working block resets the streak", out.Answer, out.Err)
+	}
+}
+
+func TestForcedDirect(t *testing.T) {
+	m := &scripted{replies: []string{"seen"}}
+	cfg := cfgFor(t, "js", m)
+	cfg.Mode = Direct
+	out := Run(context.Background(), cfg)
+	if out.Err != nil || out.Mode != Direct {
+		t.Fatalf("got %v, mode %d", out.Err, out.Mode)
+	}
+	if !strings.Contains(m.seen[0][1].Content, "magic number is 4417") {
+		t.Errorf("a forced direct call over a large input must carry the whole input")
+	}
+}

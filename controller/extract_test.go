@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,3 +89,28 @@ func TestCompact(t *testing.T) {
 }
 
 func replOpts(lang string) repl.Options { return repl.Options{Lang: lang} }
+
+// TestCompactOversizedNewest: a newest message larger than the window on its own is cut, so the
+// history fits, and the note says what was dropped.
+func TestCompactOversizedNewest(t *testing.T) {
+	r := &run{cfg: Config{Window: 1000}.withDefaults()}
+	r.msgs = []llm.Message{{Role: "system", Content: "S"}, {Role: "user", Content: "Q"},
+		{Role: "assistant", Content: "code"}, {Role: "user", Content: strings.Repeat("z", 60_000)}}
+	r.compact()
+	if got := estimateTokens(r.msgs); got > 1000 {
+		t.Errorf("after compaction the history is about %d tokens; want it to fit the window of 1000", got)
+	}
+	if last := r.msgs[len(r.msgs)-1].Content; !strings.Contains(last, "of 60000 characters omitted") {
+		t.Errorf("the oversized message must be clipped with its true length, got %q", last[:50])
+	}
+}
+
+func TestFeedbackBounded(t *testing.T) {
+	var fb feedbackBuilder
+	for i := range 40 {
+		fb.cell(i, 40, repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(DefaultFeedbackChars, 40))
+	}
+	if got := len([]rune(fb.text(2 * DefaultFeedbackChars))); got > 2*DefaultFeedbackChars+200 {
+		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*DefaultFeedbackChars)
+	}
+}

@@ -15,15 +15,15 @@ type feedbackBuilder struct {
 	b strings.Builder
 }
 
-// cell adds one block's outcome: its output (head and tail past max characters), its error,
+// cell adds one block's outcome: its output (head and tail past limit characters), its error,
 // and what happened to the session.
-func (f *feedbackBuilder) cell(i, n int, res repl.Result, max int) {
+func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 	if n > 1 {
 		fmt.Fprintf(&f.b, "Block %d of %d:\n", i+1, n)
 	}
 	switch {
 	case res.Stdout != "":
-		f.b.WriteString(clip(res.Stdout, max))
+		f.b.WriteString(clip(res.Stdout, limit))
 		if !strings.HasSuffix(res.Stdout, "\n") {
 			f.b.WriteByte('\n')
 		}
@@ -31,7 +31,7 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, max int) {
 		f.b.WriteString("(nothing was printed)\n")
 	}
 	if res.Err != nil {
-		fmt.Fprintf(&f.b, "Error (%s): %s\n", kindName(res.Err), res.Err)
+		fmt.Fprintf(&f.b, "Error (%s): %s\n", kindName(res.Err), clip(res.Err.Error(), limit))
 		if errors.Is(res.Err, fault.Timeout) {
 			f.b.WriteString("The block ran past its time limit and was stopped; the output above is what it printed before that.\n")
 		}
@@ -56,17 +56,26 @@ func (f *feedbackBuilder) vars(names []string) {
 	fmt.Fprintf(&f.b, "Variables: %s\n", strings.Join(names, ", "))
 }
 
-func (f *feedbackBuilder) String() string { return f.b.String() }
+// text is the whole message, clipped to limit characters (head and tail) as a last guard.
+func (f *feedbackBuilder) text(limit int) string { return clip(f.b.String(), limit) }
 
-// clip keeps the head and the tail of s when it has more than max characters, and states the
+// perBlock is each block's share of the feedback: the whole budget divided among the blocks,
+// but never less than minBlockChars.
+func perBlock(total, blocks int) int {
+	return max(total/max(blocks, 1), minBlockChars)
+}
+
+const minBlockChars = 1000
+
+// clip keeps the head and the tail of s when it has more than limit characters, and states the
 // true length between them.
-func clip(s string, max int) string {
+func clip(s string, limit int) string {
 	n := utf8.RuneCountInString(s)
-	if n <= max {
+	if n <= limit {
 		return s
 	}
 	r := []rune(s)
-	head, tail := max*2/3, max/3
+	head, tail := limit*2/3, limit/3
 	return string(r[:head]) + fmt.Sprintf("\n[... %d of %d characters omitted ...]\n", n-head-tail, n) + string(r[n-tail:])
 }
 

@@ -34,8 +34,9 @@ func (m contextMeta) chars() int64 {
 	return n
 }
 
-// describe maps the context files once to measure them and take their previews.
-func describe(paths []string) (contextMeta, error) {
+// describe maps the context files once to measure them and take their previews; it reads
+// their text too when the input is small enough for a direct call, or direct is forced.
+func describe(paths []string, direct bool) (contextMeta, error) {
 	if len(paths) == 0 {
 		return contextMeta{}, nil
 	}
@@ -53,7 +54,7 @@ func describe(paths []string) (contextMeta, error) {
 		}
 		m.docs = append(m.docs, dm)
 	}
-	if m.chars() < DirectThreshold {
+	if m.chars() < DirectThreshold || direct && m.chars() <= MaxDirectChars {
 		for i, d := range st.Docs() {
 			if m.docs[i].Text, err = readAll(d); err != nil {
 				return contextMeta{}, err

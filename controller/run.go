@@ -18,11 +18,14 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	if cfg.Model == nil {
 		return Outcome{Err: fault.New(fault.Logic, "controller: no model configured")}
 	}
-	meta, err := describe(cfg.Session.Contexts)
+	meta, err := describe(cfg.Session.Contexts, cfg.Mode == Direct)
 	if err != nil {
 		return Outcome{Err: fault.Wrap(fault.Logic, err, "reading the context files")}
 	}
 	mode := decide(cfg.Mode, meta.chars())
+	if mode == Direct && meta.chars() > MaxDirectChars {
+		return Outcome{Mode: Direct, Err: fault.New(fault.Limit, "the input is %d characters; one prompt takes at most %d: drop --direct to explore it with the REPL loop", meta.chars(), MaxDirectChars)}
+	}
 	if mode == Direct {
 		return runDirect(ctx, cfg, meta)
 	}
@@ -56,13 +59,14 @@ type run struct {
 	step  int
 	final *string
 
-	deniedStreak int
+	failedStreak int
 }
 
 func (r *run) loop(ctx context.Context) Outcome {
 	r.subs = newSubHost(r.cfg, &r.step)
 	opts := r.cfg.Session
 	opts.Host = r.subs
+	opts.DeferRebuild = true // a stopped run must not wait for a journal replay
 	sess, err := repl.Open(ctx, opts)
 	if err != nil {
 		return Outcome{Err: err}
@@ -118,44 +122,60 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 	r.msgs = append(r.msgs, llm.Message{Role: "assistant", Content: resp.Text})
 	it := Iteration{Step: r.step, Messages: prompt, Response: resp}
 	r.subs.startStep()
-	feedback, err := r.runCells(ctx, resp.Text, &it)
+	feedback, oc, err := r.runCells(ctx, resp.Text, &it)
 	it.Final, it.Took = r.final, time.Since(start)
 	r.cfg.Observer.Iteration(it)
 	if err != nil || r.final != nil {
 		return err
 	}
+	if !forced {
+		if err := r.streakCheck(oc); err != nil {
+			return err
+		}
+	}
 	r.msgs = append(r.msgs, llm.Message{Role: "user", Content: feedback})
 	return nil
 }
 
-// runCells runs the reply's code blocks in order and returns the feedback for the model.
-func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string, error) {
+// runCells runs the reply's code blocks in order and returns the feedback for the model, and
+// how the iteration went: whether every block failed (or there was none), and whether every one
+// was denied by the sandbox.
+func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string, outcome, error) {
 	blocks := Extract(reply, r.cfg.Session.Lang)
 	if len(blocks) == 0 {
-		return noCode(r.cfg.Session.Lang), nil
+		return noCode(r.cfg.Session.Lang), outcome{failed: true, err: fault.New(fault.Format, "the reply had no code block")}, nil
 	}
 	var fb feedbackBuilder
-	denied := 0
+	oc := outcome{failed: true, denied: true}
 	for i, code := range blocks {
 		start := time.Now()
 		res := r.sess.Exec(ctx, code)
 		c := Cell{Step: r.step, Index: i, Code: code, Result: res, SubCalls: r.subs.takeStep(), Took: time.Since(start)}
-		it.SubCalls = append(it.SubCalls, c.SubCalls...)
 		it.Cells = append(it.Cells, c)
+		it.SubCalls = append(it.SubCalls, c.SubCalls...)
 		r.cfg.Observer.Cell(c)
-		fb.cell(i, len(blocks), res, r.cfg.FeedbackChars)
-		if errors.Is(res.Err, fault.Denied) {
-			denied++
-		}
+		fb.cell(i, len(blocks), res, perBlock(r.cfg.FeedbackChars, len(blocks)))
+		oc.add(res.Err)
 		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
-			return "", err
+			return "", oc, err
 		}
-	}
-	if err := r.deniedCheck(denied == len(blocks)); err != nil {
-		return "", err
 	}
 	fb.vars(r.sess.Vars())
-	return fb.String(), nil
+	return fb.text(2 * r.cfg.FeedbackChars), oc, nil
+}
+
+// outcome is how an iteration's blocks went, for the failed-iterations breaker.
+type outcome struct {
+	failed, denied bool  // every block failed; every block was denied
+	err            error // the last block's error
+}
+
+func (o *outcome) add(err error) {
+	o.failed = o.failed && err != nil
+	o.denied = o.denied && errors.Is(err, fault.Denied)
+	if err != nil {
+		o.err = err
+	}
 }
 
 // afterCell stops the run on an answer, a hit cap, a lost session or the end of ctx.
@@ -175,17 +195,25 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 	return nil
 }
 
-// deniedCheck stops the run when the sandbox keeps refusing what the code tries.
-func (r *run) deniedCheck(allDenied bool) error {
-	if !allDenied {
-		r.deniedStreak = 0
+// streakCheck stops the run after DefaultFailedStreak iterations in a row in which no block
+// worked (DESIGN.md: consecutive failed steps, 3 → abort), with guidance for the person.
+func (r *run) streakCheck(oc outcome) error {
+	if !oc.failed {
+		r.failedStreak = 0
 		return nil
 	}
-	r.deniedStreak++
-	if r.deniedStreak >= DefaultDeniedStreak {
-		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d iterations in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.deniedStreak)
+	r.failedStreak++
+	if r.failedStreak < DefaultFailedStreak {
+		return nil
 	}
-	return nil
+	if oc.denied {
+		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d iterations in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.failedStreak)
+	}
+	kind := fault.KindOf(oc.err)
+	if kind == "" {
+		kind = fault.Code
+	}
+	return fault.New(kind, "no block worked in %d iterations in a row (last: %s); the run stops: ask a narrower question, raise --cell-timeout, or try a stronger model", r.failedStreak, clip(oc.err.Error(), 300))
 }
 
 // ctxErr turns the end of the run's context into a fault.

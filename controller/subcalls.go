@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
 )
 
 // subHost serves llm_query and llm_query_batched to the session's worker, under the run's caps.
@@ -33,7 +33,10 @@ func newSubHost(cfg Config, step *int) *subHost {
 func (h *subHost) Call(ctx context.Context, name string, args []any) (any, error) {
 	switch name {
 	case "llm_query":
-		prompt, _ := arg(args, 0).(string)
+		prompt, ok := arg(args, 0).(string)
+		if !ok {
+			return nil, fault.New(fault.Code, "llm_query: the prompt must be a string, got %s", typeName(arg(args, 0)))
+		}
 		if err := h.reserve(1, false); err != nil {
 			return nil, err
 		}
@@ -76,8 +79,11 @@ func (h *subHost) setHit(err error) {
 	}
 }
 
-// query runs one sub-call and reports it.
-func (h *subHost) query(ctx context.Context, prompt string) (string, error) {
+// query runs one sub-call and reports it. It gets the cell's time limit: a sub-call cannot hold
+// the root loop longer than the cell that made it.
+func (h *subHost) query(parent context.Context, prompt string) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, h.cellLimit())
+	defer cancel()
 	start := time.Now()
 	var resp llm.Response
 	var err error
@@ -89,6 +95,9 @@ func (h *subHost) query(ctx context.Context, prompt string) (string, error) {
 	sc := SubCall{Step: *h.step, Prompt: prompt, Response: resp, Answer: resp.Text, Err: err, Took: time.Since(start)}
 	h.record(sc)
 	if err != nil {
+		if ctx.Err() != nil && parent.Err() == nil {
+			return "", fault.Wrap(fault.Timeout, err, fmt.Sprintf("llm_query ran past the cell's time limit (%s)", h.cellLimit()))
+		}
 		if endsRun(err) {
 			h.mu.Lock()
 			h.setHit(err)
@@ -181,13 +190,29 @@ func stringList(v any) ([]string, error) {
 	return nil, fmt.Errorf("got %T", v)
 }
 
-// endsRun reports whether a sub-call's error must stop the run: a spent budget, the circuit
-// breaker, or a deadline. An error about the call itself (its prompt is too long, the monitor
-// aborted it) only fails the call, and the code can react to it.
+// endsRun reports whether a sub-call's error must stop the run: a limit (a spent budget, the
+// circuit breaker, an emergency stop) or a deadline. An error about the call itself (its prompt
+// does not fit the model's window, the monitor aborted it, the request was refused) only fails
+// the call, and the code can react to it.
 func endsRun(err error) bool {
-	if errors.Is(err, fault.Timeout) {
-		return true
+	if errors.Is(err, llm.ErrContextLength) {
+		return false
 	}
-	msg := err.Error()
-	return errors.Is(err, fault.Limit) && (strings.HasPrefix(msg, "budget") || strings.HasPrefix(msg, "Circuit breaker"))
+	return errors.Is(err, fault.Limit) || errors.Is(err, fault.Timeout)
+}
+
+// cellLimit is the time a sub-call may take: the cell's soft and hard deadlines.
+func (h *subHost) cellLimit() time.Duration {
+	d := h.cfg.Session.CellTimeout
+	if d <= 0 {
+		d = repl.DefaultCellTimeout
+	}
+	return d + repl.DefaultKillGrace
+}
+
+func typeName(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -55,6 +55,22 @@ func (c *Client) Spent() Spent {
 	return c.spent
 }
 
+// Charge adds what was spent for the task outside this client (a recursive sub-run's own model
+// calls) to its totals, so that the budgets cover it.
+func (c *Client) Charge(s Spent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spent.Calls += max(s.Calls, 0)
+	c.spent.Tokens += max(s.Tokens, 0)
+}
+
+// Remaining is what is left of the budgets: calls and tokens (never negative).
+func (c *Client) Remaining() Spent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Spent{Calls: max(c.cfg.MaxCalls-c.spent.Calls, 0), Tokens: max(c.cfg.MaxTokens-c.spent.Tokens, 0)}
+}
+
 // Models returns the escalation ladder.
 func (c *Client) Models() []string { return append([]string(nil), c.cfg.Models...) }
 

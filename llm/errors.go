@@ -123,6 +123,17 @@ func isConnectTimeout(err error) bool {
 	return strings.Contains(err.Error(), "TLS handshake timeout")
 }
 
+// ErrContextLength is matched (errors.Is) by the error of a call whose prompt does not fit the
+// model's window. It is a limit of that call, not of the task: the caller should split the
+// prompt and go on.
+var ErrContextLength = errors.New("prompt exceeds the model's context window")
+
+// contextLengthCause is the server's message for a context-length error.
+type contextLengthCause string
+
+func (c contextLengthCause) Error() string        { return string(c) }
+func (c contextLengthCause) Is(target error) bool { return target == ErrContextLength }
+
 // failure describes a final error for faultFor.
 type failure struct {
 	cat      string
@@ -142,7 +153,8 @@ func faultFor(f failure, red func(string) string) *fault.Error {
 	var msg string
 	switch f.cat {
 	case catContext:
-		k, msg = fault.Limit, fmt.Sprintf("%s: the prompt does not fit the model's context window (%s); split the prompt: send a smaller slice or fewer chunks per call", who, cause)
+		msg = red(who + ": the prompt does not fit the model's context window; split the prompt: send a smaller slice or fewer chunks per call")
+		return &fault.Error{Kind: fault.Limit, Msg: msg, Err: contextLengthCause(cause)}
 	case catBadRequest, catLogprobs, catMaxParam:
 		k, msg = fault.Format, fmt.Sprintf("%s rejected the request (%s); this is not retried: check the model name, API key and request options", who, cause)
 	case catRateLimit:

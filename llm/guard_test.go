@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,22 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5}); got != want {
 		t.Errorf("spent = %+v, want %+v", got, want)
+	}
+}
+
+// TestChargeCountsAgainstBudgets: spending charged from outside (a sub-run) counts against the
+// budgets: a call that would exceed them is refused.
+func TestChargeCountsAgainstBudgets(t *testing.T) {
+	c, err := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1", Models: []string{"m"}, MaxCalls: 5, MaxTokens: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Charge(llm.Spent{Calls: 5, Tokens: 10})
+	if got := c.Remaining(); got != (llm.Spent{Calls: 0, Tokens: 990}) {
+		t.Errorf("Remaining = %+v; want 0 calls, 990 tokens", got)
+	}
+	_, err = c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "hi"}}})
+	if !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "budget: 5 of 5 API calls used") {
+		t.Fatalf("err = %v; want the call budget refusal", err)
 	}
 }

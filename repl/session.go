@@ -34,6 +34,11 @@ type Options struct {
 	MaxBackoff    time.Duration // cap of the restart backoff min(2^n s, cap) (default 300 s)
 
 	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
+
+	// DeferRebuild leaves the worker of a cell that ended with its context (cancelled, or past
+	// the context's deadline) dead: the next Exec rebuilds it. For callers that cancel to stop
+	// (rlm run), not to interrupt and go on (rlm repl): the replay would delay the stop.
+	DeferRebuild bool
 }
 
 // Defaults.
@@ -220,6 +225,12 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 		if rec.Err != nil && res.Lost == nil {
 			res.Lost = rec.Err
 		}
+		return res
+	}
+	if death != nil && s.opts.DeferRebuild && ctx.Err() != nil {
+		s.w.kill()
+		s.w = nil
+		res.Err = death
 		return res
 	}
 	if death != nil {

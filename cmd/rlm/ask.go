@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/rlm-sandbox/rlm/logfile"
 	"github.com/rlm-sandbox/rlm/redact"
 	"github.com/rlm-sandbox/rlm/trace"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // askFlags are the flags of `rlm run QUESTION`, the root-model loop.
@@ -35,6 +37,7 @@ type askFlags struct {
 	model         string
 	maxIterations int
 	maxSubCalls   int
+	maxBatches    int
 	maxCalls      int
 	maxTokens     int
 	replay        string
@@ -52,6 +55,7 @@ func (f *askFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.model, "model", "", "the root model (default: RLM_MODEL, then defaults.model in rlm.toml); a comma-separated list is the escalation ladder")
 	fl.IntVar(&f.maxIterations, "max-iterations", controller.DefaultMaxIterations, "root iterations before the forced final answer")
 	fl.IntVar(&f.maxSubCalls, "max-subcalls", controller.DefaultMaxSubCalls, "sub-calls (llm_query, batched slots included) per run")
+	fl.IntVar(&f.maxBatches, "max-batches", controller.DefaultMaxBatches, "llm_query_batched calls per run")
 	fl.IntVar(&f.maxCalls, "max-calls", 80, "model API calls per task (root and sub-calls, retries included)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 200_000, "tokens per task (prompt + completion)")
 	fl.StringVar(&f.replay, "replay", "", "answer with a scripted model from `FILE` (JSON replies, see examples/demo/model.json),\nserved over loopback HTTP: demos and tests without a model or network")
@@ -75,8 +79,9 @@ type signalled struct{ sig syscall.Signal }
 func (s signalled) Error() string { return "stopped by " + s.sig.String() }
 
 // withSignals cancels ctx, with signalled as the cause, on the first SIGINT or SIGTERM. A second
-// signal exits at once: the worker dies with us (Pdeathsig).
-func withSignals(ctx context.Context) (context.Context, func()) {
+// signal runs last (quick, bounded cleanup) and exits at once: the worker and the sub-runs die
+// with this process (Pdeathsig).
+func withSignals(ctx context.Context, last func(signalled)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -90,7 +95,9 @@ func withSignals(ctx context.Context) (context.Context, func()) {
 		}
 		select {
 		case s := <-ch:
-			os.Exit(128 + int(s.(syscall.Signal)))
+			sig := signalled{s.(syscall.Signal)}
+			last(sig)
+			os.Exit(exitCode(sig))
 		case <-done:
 		}
 	}()
@@ -101,25 +108,57 @@ func withSignals(ctx context.Context) (context.Context, func()) {
 	}
 }
 
+// check refuses bad flag combinations before anything is created or recorded.
+func (f *askFlags) check() error {
+	if f.name == "" || strings.ContainsAny(f.name, chainSep+" \t\n") {
+		return usagef("--name %q: want a non-empty name without commas or spaces", f.name)
+	}
+	if f.maxDepth < 1 || f.maxDepth > maxDepthCap() {
+		return usagef("--max-depth %d: want 1..%d (SFA_MAX_DEPTH)", f.maxDepth, maxDepthCap())
+	}
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"--max-iterations", f.maxIterations}, {"--max-subcalls", f.maxSubCalls}, {"--max-batches", f.maxBatches}, {"--max-calls", f.maxCalls}, {"--max-tokens", f.maxTokens}} {
+		if l.v < 1 {
+			return usagef("%s must be at least 1, got %d", l.name, l.v)
+		}
+	}
+	_, err := f.mode()
+	return err
+}
+
 // runQuestion is `rlm run QUESTION`: guardrails, records, the model client, the loop.
 func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string, timeoutSet bool) error {
 	prog := &progress{w: stderr, name: f.ask.name, quiet: f.ask.quiet, verbose: f.ask.verbose}
+	if err := f.ask.check(); err != nil {
+		return err
+	}
+	if _, err := validator.ParseLang(runLang(f)); err != nil {
+		return usageError{err}
+	}
 	chain, err := chainFromEnv(f.ask.name)
 	if err != nil {
 		prog.line("failed (%s)", failLabel(err))
 		return err
 	}
+	var current atomic.Pointer[runState]
+	ctx, stop := withSignals(ctx, func(s signalled) {
+		if st := current.Load(); st != nil {
+			st.abandon(s)
+		}
+	})
+	defer stop()
 	st, err := prepareRun(f, question, chain, timeoutSet)
 	if err != nil {
 		prog.line("failed (%s)", failLabel(err))
 		return err
 	}
+	current.Store(st)
 	defer st.close()
 	prog.task = st.task
 	prog.line("starting (task %s)", st.task)
 	st.log.Info("task started", "task", st.task, "question", question, "ctx", f.ctxFiles, "models", st.llmCfg.Models, "depth", chain.depth)
-	ctx, stop := withSignals(ctx)
-	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
 	rec := newRecorder(st, prog)
@@ -171,9 +210,6 @@ func (st *runState) workDir() string { return filepath.Join(st.home, "work", st.
 // prepareRun checks the guardrails and opens the run's records, in an order that leaves
 // nothing behind when a check refuses the run.
 func prepareRun(f runFlags, question string, chain callChain, timeoutSet bool) (_ *runState, err error) {
-	if f.ask.maxDepth < 1 || f.ask.maxDepth > maxDepthCap() {
-		return nil, usagef("--max-depth %d: want 1..%d (SFA_MAX_DEPTH)", f.ask.maxDepth, maxDepthCap())
-	}
 	home, err := ensureHome()
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,23 +40,24 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 	if _, err := os.Stat(home); err != nil {
 		return fmt.Errorf("RLM_HOME %s: %w", home, err)
 	}
-	running := map[string]bool{}
-	if files, _ := filepath.Glob(filepath.Join(home, "run", "*.pid")); len(files) > 0 {
-		for _, f := range files {
-			task := filepath.Base(f[:len(f)-len(".pid")])
-			if pid, err := readPID(f); err == nil && alive(pid) {
-				running[task] = true
-				continue
-			}
-			remove(out, f, dryRun)
+	// Everything a running task holds was created after its PID file: keep anything newer than
+	// the oldest live one.
+	keepAfter := time.Now().Add(time.Hour)
+	files, _ := filepath.Glob(filepath.Join(home, "run", "*.pid"))
+	for _, f := range files {
+		st, serr := os.Stat(f)
+		if pid, err := readPID(f); err == nil && alive(pid) && serr == nil {
+			keepAfter = minTime(keepAfter, st.ModTime())
+			continue
 		}
+		remove(out, f, dryRun)
 	}
 	n := 0
-	for _, pattern := range []string{"traces/*", "work/*"} {
+	for _, pattern := range []string{"traces/*", "work/*", "eval/*"} {
 		matches, _ := filepath.Glob(filepath.Join(home, pattern))
 		for _, m := range matches {
 			st, err := os.Stat(m)
-			if err != nil || st.ModTime().After(before) || mentionsAny(m, running) {
+			if err != nil || st.ModTime().After(before) || !st.ModTime().Before(keepAfter) {
 				continue
 			}
 			remove(out, m, dryRun)
@@ -69,6 +69,13 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 		return nil
 	}
 	return pruneAudit(out, home, before)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func pruneAudit(out io.Writer, home string, before time.Time) error {
@@ -87,17 +94,6 @@ func pruneAudit(out io.Writer, home string, before time.Time) error {
 	}
 	fmt.Fprintf(out, "%d finished tasks removed from the audit trail\n", n)
 	return nil
-}
-
-// mentionsAny reports whether a record's name carries the id of a running task.
-func mentionsAny(path string, tasks map[string]bool) bool {
-	base := filepath.Base(path)
-	for t := range tasks {
-		if strings.Contains(base, t) {
-			return true
-		}
-	}
-	return false
 }
 
 func remove(out io.Writer, path string, dryRun bool) {

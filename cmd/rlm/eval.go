@@ -75,13 +75,21 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := emergencyStop(home); err != nil {
+		return err
+	}
 	dir := filepath.Join(home, "eval")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	ctx, stop := withSignals(ctx, func(signalled) {})
+	defer stop()
 	var outcomes []evalset.Outcome
 	for i, spec := range specs {
-		o, err := evalOne(ctx, f, lcfg, dir, spec)
+		o, err := evalOne(ctx, f, lcfg, home, spec)
+		if s, ok := signalOf(ctx); ok {
+			return s // the task's input is already removed
+		}
 		if err != nil {
 			return err
 		}
@@ -117,8 +125,8 @@ func evalSpecs(f evalFlags) ([]evalset.Spec, error) {
 }
 
 // evalOne generates one task's input, runs it, and deletes the input unless --keep.
-func evalOne(ctx context.Context, f evalFlags, lcfg llm.Config, dir string, spec evalset.Spec) (evalset.Outcome, error) {
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.txt", spec.Kind, evalset.FormatSize(spec.Size), spec.Seed))
+func evalOne(ctx context.Context, f evalFlags, lcfg llm.Config, home string, spec evalset.Spec) (evalset.Outcome, error) {
+	path := filepath.Join(home, "eval", fmt.Sprintf("%s-%s-%d.txt", spec.Kind, evalset.FormatSize(spec.Size), spec.Seed))
 	task, err := generateTo(path, spec)
 	if err != nil {
 		return evalset.Outcome{}, err
@@ -139,7 +147,7 @@ func evalOne(ctx context.Context, f evalFlags, lcfg llm.Config, dir string, spec
 	}
 	start := time.Now()
 	res := controller.Run(ctx, controller.Config{
-		Question: task.Question, Model: client, Mode: mode,
+		Question: task.Question, Model: stopModel{home: home, next: client}, Mode: mode,
 		Session: repl.Options{Lang: f.lang, Contexts: []string{path}, CellTimeout: f.cellTimeout, AllowDegraded: f.allowDegraded},
 	})
 	sp := client.Spent()

@@ -138,7 +138,7 @@ func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
 	switch args[0] {
 	case "tasks":
 		for _, t := range tasks {
-			fmt.Fprintf(w, "task status=%s question=%q\n", t.Status, t.Question)
+			fmt.Fprintf(w, "task status=%s calls=%d question=%q\n", t.Status, t.Calls, t.Question)
 		}
 	case "task":
 		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d answer=%q\nerror=%q\n", t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.Answer, t.ErrorMessage)
@@ -165,19 +165,27 @@ func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// traceFile copies the trace of the newest task in the audit trail to OUT, so a script can run
-// `rlm trace summary` on it.
+// traceFile copies the trace of the newest task in the audit trail (or the newest whose question
+// contains QUESTION) to OUT, so a script can run `rlm trace summary` on it.
+//
+//	tracefile OUT [QUESTION]
 func traceFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: tracefile OUT")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: tracefile OUT [QUESTION]")
 	}
 	db, err := audit.Open(filepath.Join(ts.Getenv("RLM_HOME"), "audit.db"), audit.Options{})
 	ts.Check(err)
-	tasks, err := db.Tasks(context.Background(), 1)
+	all, err := db.Tasks(context.Background(), 0)
 	db.Close()
 	ts.Check(err)
+	var tasks []audit.Task
+	for _, t := range all {
+		if len(args) == 1 || strings.Contains(t.Question, args[1]) {
+			tasks = append(tasks, t)
+		}
+	}
 	if len(tasks) == 0 {
-		ts.Fatalf("tracefile: no task recorded")
+		ts.Fatalf("tracefile: no such task recorded")
 	}
 	m, _ := filepath.Glob(filepath.Join(ts.Getenv("RLM_HOME"), "traces", "*"+tasks[0].ID+".jsonl"))
 	if len(m) != 1 {
@@ -203,18 +211,26 @@ func livePID(ts *testscript.TestScript, neg bool, args []string) {
 // (SIGINT, SIGTERM, or `rlm abort --task-id` of its task), and checks it exits with CODE within
 // 5 s and leaves no process of its tree behind.
 //
-//	sigrun INT|TERM|abort CODE ARGS...
+//	sigrun INT|TERM|abort CODE [-after N] ARGS...
+//
+// -after N waits for the N-th model request (the N-th iteration's cell) instead of the first.
 func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: sigrun INT|TERM|abort CODE ARGS...")
+		ts.Fatalf("usage: sigrun INT|TERM|abort CODE [-after N] ARGS...")
 	}
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	cmd := rlmCommand(ts, args[2:]...)
+	rest, after := args[2:], 1
+	if rest[0] == "-after" && len(rest) > 2 {
+		after, err = strconv.Atoi(rest[1])
+		ts.Check(err)
+		rest = rest[2:]
+	}
+	cmd := rlmCommand(ts, rest...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	ts.Check(cmd.Start())
-	tree := waitForTree(ts, cmd.Process.Pid, &stderr)
+	tree := waitForTree(ts, cmd.Process.Pid, &stderr, after)
 	start := time.Now()
 	switch args[0] {
 	case "INT":
@@ -272,10 +288,10 @@ func rlmCommand(ts *testscript.TestScript, args ...string) *exec.Cmd {
 
 // waitForTree waits until the run has a descendant (its worker) and has printed its first
 // iteration's start, then returns the PIDs of its descendants.
-func waitForTree(ts *testscript.TestScript, pid int, stderr *bytes.Buffer) []int {
+func waitForTree(ts *testscript.TestScript, pid int, stderr *bytes.Buffer, requests int) []int {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if tree := descendants(pid); len(tree) > 0 && strings.Contains(stderr.String(), "starting") && cellRunning(ts) {
+		if tree := descendants(pid); len(tree) > 0 && strings.Contains(stderr.String(), "starting") && cellRunning(ts, requests) {
 			time.Sleep(300 * time.Millisecond)
 			return descendants(pid)
 		}
@@ -285,12 +301,12 @@ func waitForTree(ts *testscript.TestScript, pid int, stderr *bytes.Buffer) []int
 	return nil
 }
 
-// cellRunning reports whether the fake model has answered the root call, so a cell is running.
-func cellRunning(ts *testscript.TestScript) bool {
+// cellRunning reports whether the fake model has answered n root calls, so the n-th cell runs.
+func cellRunning(ts *testscript.TestScript, n int) bool {
 	fakeMu.Lock()
 	srv := fakeServers[ts]
 	fakeMu.Unlock()
-	return srv != nil && len(srv.Requests()) > 0
+	return srv != nil && len(srv.Requests()) >= n
 }
 
 // descendants lists the processes below pid, from /proc.

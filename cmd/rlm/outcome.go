@@ -44,10 +44,14 @@ func (st *runState) controllerConfig(f runFlags, question string, chain callChai
 	}
 	cfg := controller.Config{
 		Question: question, Session: opts, Model: stopModel{home: st.home, next: client}, Mode: mode,
-		MaxIterations: f.ask.maxIterations, MaxSubCalls: f.ask.maxSubCalls, Observer: rec,
+		MaxIterations: f.ask.maxIterations, MaxSubCalls: f.ask.maxSubCalls, MaxBatches: f.ask.maxBatches, Observer: rec,
 	}
 	if f.ask.maxDepth > chain.depth {
-		cfg.SubQuery = newSubRunner(f, chain, st.workDir()).query
+		replay := ""
+		if st.replay != nil {
+			replay = st.replay.URL()
+		}
+		cfg.SubQuery = newSubRunner(f, chain, st.workDir(), client, replay).query
 	}
 	return cfg, nil
 }
@@ -58,11 +62,9 @@ func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, as
 	if s, ok := signalOf(ctx); ok {
 		err = fault.Wrap(fault.Limit, s, "the run was stopped by a signal")
 	}
+	// A stopped run (signal, EMERGENCY_STOP) is FAILED, as any run without an answer.
 	status := audit.Answered
-	switch {
-	case err != nil && isAbort(ctx, err):
-		status = audit.Aborted
-	case err != nil:
+	if err != nil {
 		status = audit.Failed
 	}
 	st.record(rec, status, o.Answer, err)
@@ -113,7 +115,7 @@ func (st *runState) record(rec *recorder, status audit.Status, answer string, er
 	}
 	rec.warn(st.db.SetSpent(bg, st.task, sp.Calls, sp.Tokens))
 	rec.warn(st.db.FinishTask(bg, st.task, status, answer, err))
-	o := trace.Outcome{Status: string(status), Answer: answer, WallTime: time.Since(st.started), Usage: trace.Usage{PromptTokens: sp.Tokens}}
+	o := trace.Outcome{Status: string(status), Answer: answer, WallTime: time.Since(st.started)}
 	if err != nil {
 		o.ErrKind, o.ErrMsg = kindOf(err), err.Error()
 	}
@@ -144,11 +146,8 @@ func (st *runState) jsonResult(status audit.Status, o controller.Outcome, err er
 }
 
 func jsonStatus(s audit.Status) string {
-	switch s {
-	case audit.Answered:
+	if s == audit.Answered {
 		return "answered"
-	case audit.Aborted:
-		return "aborted"
 	}
 	return "failed"
 }
@@ -159,13 +158,13 @@ func signalOf(ctx context.Context) (signalled, bool) {
 	return s, ok
 }
 
-// isAbort reports whether the run was stopped from outside: a signal or EMERGENCY_STOP.
-func isAbort(ctx context.Context, err error) bool {
-	if _, ok := signalOf(ctx); ok {
-		return true
-	}
-	var e emergencyError
-	return errors.As(err, &e)
+// abandon is the last cleanup of a run stopped by a second signal: the task is marked FAILED and
+// the PID file removed, with nothing that could block for long.
+func (st *runState) abandon(s signalled) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = st.db.FinishTask(ctx, st.task, audit.Failed, "", fault.Wrap(fault.Limit, s, "the run was stopped by a second signal"))
+	st.lock.release()
 }
 
 // traceIteration converts a controller iteration into the trace's record.

@@ -96,6 +96,7 @@ func (st *runState) close() {
 type recorder struct {
 	st   *runState
 	prog *progress
+	mu   sync.Mutex // orders the spent figures written by concurrent sub-calls
 }
 
 func newRecorder(st *runState, prog *progress) *recorder { return &recorder{st: st, prog: prog} }
@@ -154,8 +155,10 @@ func (r *recorder) SubCall(sc controller.SubCall) {
 
 func (r *recorder) Iteration(it controller.Iteration) {
 	r.warn(r.st.trace.Iteration(traceIteration(it)))
+	r.mu.Lock()
 	sp := r.st.client.Spent()
 	r.warn(r.st.db.SetSpent(context.Background(), r.st.task, sp.Calls, sp.Tokens))
+	r.mu.Unlock()
 	r.prog.line("iteration %d: %d cells, %d sub-calls, %d API calls and %d tokens used so far", it.Step, len(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens)
 }
 
@@ -165,8 +168,10 @@ func (r *recorder) apiCall(c llm.Call) {
 		Latency: c.Latency, Status: c.Status, Error: c.Err, At: c.At}
 	r.warn(r.st.db.RecordCall(context.Background(), ac))
 	// The spent figures go with every call, so a task killed mid-iteration keeps exact ones.
+	r.mu.Lock()
 	sp := r.st.client.Spent()
 	r.warn(r.st.db.SetSpent(context.Background(), r.st.task, sp.Calls, sp.Tokens))
+	r.mu.Unlock()
 }
 
 // warn logs a failure to record; the run goes on, since losing a record line must not lose the

@@ -89,7 +89,7 @@ input in a sandboxed REPL through the model API, calling sub-models with llm_que
 code records the answer with FINAL. Inputs under 50,000 characters go to the model in one call
 instead, unless --rlm or --dense. stdout gets the answer only; progress goes to stderr as
 "[agent:NAME] ..." lines (--quiet: none, --verbose: also each cell). --json prints one object:
-  {"status": "answered"|"failed"|"aborted", "answer", "error": {"kind", "message"},
+  {"status": "answered"|"failed", "answer", "error": {"kind", "message"},
    "usage": {"api_calls", "tokens", "iterations", "sub_calls"}, "task_id", "isolation", "trace"}
 Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the audit trail
 (audit.db, SQLite), a JSONL trace (traces/, see rlm trace summary), sub-call prompts, and a daily
@@ -318,6 +318,9 @@ func (w workspaceDir) finish() string {
 	}
 	if os.Remove(w.dir) == nil { // only an empty directory goes
 		return ""
+	}
+	if _, err := os.Stat(w.dir); err != nil {
+		return "" // gone (removed by rlm clean): nothing to point at
 	}
 	return w.dir
 }
