@@ -137,6 +137,9 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	if _, err := validator.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
+	if _, err := existingFiles(f.ctxFiles); err != nil {
+		return err
+	}
 	chain, err := chainFromEnv(f.ask.name)
 	if err != nil {
 		prog.line("failed (%s)", failLabel(err))

@@ -128,7 +128,7 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 	fl := cmd.Flags()
 	f.register(fl)
 	fl.StringVar(&f.script, "script", "", "the script to run")
-	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension)")
+	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension; go for a QUESTION)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run (default: SFA_DEFAULTS_TIMEOUT, then defaults.timeout in rlm.toml, then 90m)")
 	f.ask.register(fl)
