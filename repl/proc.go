@@ -235,6 +235,16 @@ func (w *workerProc) kill() {
 	}
 }
 
+// killWait kills the worker and waits (a bounded time) until it is gone, so that a caller
+// about to exit leaves no worker behind.
+func (w *workerProc) killWait() {
+	w.kill()
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+	}
+}
+
 func (w *workerProc) shutdown() {
 	_ = w.conn.send(message{Op: "shutdown"})
 	_ = w.stdin.Close()

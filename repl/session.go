@@ -228,7 +228,7 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 		return res
 	}
 	if death != nil && s.opts.DeferRebuild && ctx.Err() != nil {
-		s.w.kill()
+		s.w.killWait()
 		s.w = nil
 		res.Err = death
 		return res
