@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // token is one streamed token with its logprobs (natural logs). Top holds
@@ -21,13 +22,17 @@ type alt struct {
 	Logprob float64
 }
 
-var tokenRE = regexp.MustCompile(`[ \t]*[\p{L}\p{N}_]+|[ \t]*[^\s\p{L}\p{N}_]|\r?\n|[^\S\n]+`)
+// tokenRE is compiled on first use: the package is linked into rlm (for --replay), and a
+// compile at init would cost every worker start.
+var tokenRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[ \t]*[\p{L}\p{N}_]+|[ \t]*[^\s\p{L}\p{N}_]|\r?\n|[^\S\n]+`)
+})
 
 // Split splits text into the tokens the fake server streams: words and
 // numbers with their leading spaces, single punctuation marks with theirs,
 // line breaks, and other runs of white space. Joining the tokens gives the
 // text back.
-func Split(text string) []string { return tokenRE.FindAllString(text, -1) }
+func Split(text string) []string { return tokenRE().FindAllString(text, -1) }
 
 // alternatives used to fill top-k lists.
 var altWords = strings.Fields("the a of to and in is that it for on with as be by this are or from at an which not was but have were can has its also one more than")
