@@ -227,7 +227,7 @@ func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 		rest = rest[2:]
 	}
 	cmd := rlmCommand(ts, rest...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	ts.Check(cmd.Start())
 	tree := waitForTree(ts, cmd.Process.Pid, &stderr, after)
@@ -288,7 +288,7 @@ func rlmCommand(ts *testscript.TestScript, args ...string) *exec.Cmd {
 
 // waitForTree waits until the run has a descendant (its worker) and has printed its first
 // iteration's start, then returns the PIDs of its descendants.
-func waitForTree(ts *testscript.TestScript, pid int, stderr *bytes.Buffer, requests int) []int {
+func waitForTree(ts *testscript.TestScript, pid int, stderr *lockedBuffer, requests int) []int {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if tree := descendants(pid); len(tree) > 0 && strings.Contains(stderr.String(), "starting") && cellRunning(ts, requests) {
@@ -349,4 +349,22 @@ func runningTaskID(ts *testscript.TestScript) string {
 		ts.Fatalf("want one PID file under $RLM_HOME/run, found %d", len(m))
 	}
 	return strings.TrimSuffix(filepath.Base(m[0]), ".pid")
+}
+
+// lockedBuffer is a bytes.Buffer that the command's output copier and the test read safely.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
