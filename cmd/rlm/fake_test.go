@@ -36,12 +36,25 @@ var (
 //	fakellm SCRIPT.json   replies from a script file (llmtest's format)
 //	fakellm eval LANG     root calls answered with evalset.Solution for the task asked about
 //	fakellm requests      prints one line per request received: model, agent role, last user message
+//	fakellm wait N        waits until the server has received N requests
 func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: fakellm SCRIPT | fakellm eval LANG | fakellm requests")
+		ts.Fatalf("usage: fakellm SCRIPT | fakellm eval LANG | fakellm requests | fakellm wait N")
 	}
 	if args[0] == "requests" {
 		printRequests(ts)
+		return
+	}
+	if args[0] == "wait" && len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		deadline := time.Now().Add(30 * time.Second)
+		for !cellRunning(ts, n) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("fakellm wait: fewer than %d requests after 30 s", n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		return
 	}
 	srv := llmtest.New()
