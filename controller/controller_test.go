@@ -259,3 +259,21 @@ func TestForcedDirect(t *testing.T) {
 		t.Errorf("a forced direct call over a large input must carry the whole input")
 	}
 }
+
+// TestForcedDirectLargeInput: a forced direct call reads the whole input, up to MaxDirectChars,
+// however many peeks that takes.
+func TestForcedDirectLargeInput(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "large.txt")
+	body := strings.Repeat("filler line without the answer\n", 13_000) + "the end marker is 9931\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &scripted{replies: []string{"9931"}}
+	out := Run(context.Background(), Config{Question: "marker?", Model: m, Mode: Direct, Session: repl.Options{Contexts: []string{p}, Worker: testWorker}})
+	if out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	if got := m.seen[0][1].Content; !strings.Contains(got, "the end marker is 9931") {
+		t.Errorf("the direct prompt lacks the end of a %d-character input", len(body))
+	}
+}

@@ -40,7 +40,9 @@ func describe(paths []string, direct bool) (contextMeta, error) {
 	if len(paths) == 0 {
 		return contextMeta{}, nil
 	}
-	lim := tools.Limits{ToolCalls: 4*len(paths) + 4 + DirectThreshold/tools.DefaultPeekChars*len(paths), Slices: 1 << 20}
+	// Two previews per file, and enough peeks to read a forced direct call's whole input.
+	peeks := 2 + MaxDirectChars/tools.DefaultPeekChars + 1
+	lim := tools.Limits{ToolCalls: peeks * len(paths), Slices: peeks * len(paths)}
 	st, err := tools.Open(paths, lim, tools.NewBudget(lim))
 	if err != nil {
 		return contextMeta{}, err
