@@ -159,7 +159,6 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	}
 	current.Store(st)
 	defer st.close()
-	prog.task = st.task
 	prog.line("starting (task %s)", st.task)
 	st.log.Info("task started", "task", st.task, "question", question, "ctx", f.ctxFiles, "models", st.llmCfg.Models, "depth", chain.depth)
 	ctx, cancel := context.WithTimeout(ctx, st.timeout)
@@ -167,7 +166,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	rec := newRecorder(st, prog)
 	cfg, err := st.controllerConfig(f, question, chain, rec)
 	if err != nil {
-		return st.fail(ctx, rec, err)
+		return st.fail(rec, err)
 	}
 	out := controller.Run(ctx, cfg)
 	return st.finish(ctx, stdout, rec, f.asJSON, out)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -67,8 +68,7 @@ func parsePositive(what, s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		// A bare number is seconds, as SFA tools write it.
-		var n int
-		if _, e := fmt.Sscanf(s, "%d", &n); e == nil && fmt.Sprint(n) == s {
+		if n, e := strconv.Atoi(s); e == nil {
 			d, err = time.Duration(n)*time.Second, nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,7 +114,7 @@ func evalSpecs(f evalFlags) ([]evalset.Spec, error) {
 	}
 	var specs []evalset.Spec
 	for _, s := range evalset.Suite(sizes) {
-		if len(f.kinds) == 0 || containsFold(f.kinds, s.Kind) {
+		if len(f.kinds) == 0 || slices.ContainsFunc(f.kinds, func(k string) bool { return strings.EqualFold(k, s.Kind) }) {
 			s.Seed += f.seed - 1
 			specs = append(specs, s)
 		}
@@ -168,13 +169,4 @@ func generateTo(path string, spec evalset.Spec) (evalset.Task, error) {
 		err = cerr
 	}
 	return task, err
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -81,10 +81,10 @@ func maxDepthCap() int {
 }
 
 // checkDiskSpace refuses a run when RLM_HOME's filesystem has less than 100 MB free
-// (RLM_MIN_FREE_MB overrides the minimum).
+// (RLM_MIN_FREE_MB, a positive number, overrides the minimum; zero means the default).
 func checkDiskSpace(home string) error {
 	min := int64(defaultMinFreeMB)
-	if n, err := strconv.ParseInt(os.Getenv(envMinFreeMB), 10, 64); err == nil && n >= 0 {
+	if n, err := strconv.ParseInt(os.Getenv(envMinFreeMB), 10, 64); err == nil && n > 0 {
 		min = n
 	}
 	var st unix.Statfs_t

@@ -100,7 +100,7 @@ func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, as
 }
 
 // fail ends a run that could not start its loop.
-func (st *runState) fail(ctx context.Context, rec *recorder, err error) error {
+func (st *runState) fail(rec *recorder, err error) error {
 	st.record(rec, audit.Failed, "", err)
 	rec.prog.line("failed (%s)", failLabel(err))
 	return err

@@ -23,7 +23,6 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	name    string
-	task    string
 	quiet   bool
 	verbose bool
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -165,9 +166,6 @@ func (s subRunner) args(ctx context.Context, ctxFile string, share llm.Spent) []
 }
 
 func lastLine(s string) string {
-	s = string(bytes.TrimSpace([]byte(s)))
-	if i := bytes.LastIndexByte([]byte(s), '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }
