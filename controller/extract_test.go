@@ -51,11 +51,15 @@ func TestClip(t *testing.T) {
 
 func TestSystemPromptFromRegistry(t *testing.T) {
 	for _, lang := range []string{"go", "js"} {
-		p := SystemPrompt(Config{Session: replOpts(lang), MaxSubCalls: 7})
+		cfg := Config{Session: replOpts(lang), MaxSubCalls: 7}
+		p := SystemPrompt(cfg)
 		for _, f := range engine.API {
-			if !strings.Contains(p, f.Name+"(") || !strings.Contains(p, f.Doc) {
+			if !strings.Contains(p, f.Name+"(") || !strings.Contains(p, f.Describe(apiLimits(cfg.withDefaults()))) {
 				t.Errorf("%s prompt lacks %s and its doc", lang, f.Name)
 			}
+		}
+		if !strings.Contains(p, "at most 7 per run") {
+			t.Errorf("%s prompt: llm_query's doc line does not state this run's sub-call cap", lang)
 		}
 		if !strings.Contains(p, "7 sub-calls") {
 			t.Errorf("%s prompt does not state the sub-call cap", lang)

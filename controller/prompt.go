@@ -23,8 +23,9 @@ Only what your code prints is shown to you: at most %d characters per block reac
 
 `, langName(lang), fenceTag(lang), cfg.FeedbackChars)
 	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
+	lim := apiLimits(cfg)
 	for _, f := range engine.API {
-		fmt.Fprintf(&b, "- %s — %s\n", signature(f, lang), f.Doc)
+		fmt.Fprintf(&b, "- %s — %s\n", signature(f, lang), f.Describe(lim))
 	}
 	if lang == "go" {
 		b.WriteString("\nGo types: " + goTypes() + ". `context` is the first context file; others are Context{Name: \"ctx1\"}, …. Host errors panic with a message that says how to fix the call.\n")
@@ -37,6 +38,17 @@ Limits of this run: %d iterations (your replies); %d sub-calls (llm_query, batch
 To finish, call FINAL(answer) (or FINAL_VAR("name")) in code. Writing FINAL in prose does nothing: the answer is what the code records.
 `, cfg.MaxIterations, cfg.MaxSubCalls, cfg.MaxBatches, cfg.MaxSubCalls, cfg.BatchWidth, cellTimeout(cfg))
 	return b.String()
+}
+
+// apiLimits are the caps of this run as the API's doc lines state them: the controller's own
+// sub-call limits and the session's output cap; the rest are the engines' and tools' defaults.
+func apiLimits(cfg Config) engine.Limits {
+	return engine.Limits{
+		OutputChars: cfg.Session.OutputCap,
+		SubCalls:    cfg.MaxSubCalls,
+		Batches:     cfg.MaxBatches,
+		BatchWidth:  cfg.BatchWidth,
+	}.Effective()
 }
 
 // signature renders one API function in the session language.

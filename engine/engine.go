@@ -41,7 +41,7 @@ type Func struct {
 	Name   string  // the name model code uses, in both languages
 	Params []Param //
 	Result string  // the Go result type ("" for none); JS returns the same data as plain values
-	Doc    string  // one line for the system prompt, including the cap
+	Doc    string  // one line for the system prompt; caps are Limits placeholders, see Describe
 }
 
 // API is the model-facing API, in the order the system prompt lists it. FINAL, FINAL_VAR and
@@ -49,20 +49,20 @@ type Func struct {
 // everything else goes through Host.Call with the same name.
 var API = []Func{
 	{"length", []Param{{"ctx", "Context"}}, "int", "size of the context in characters (Unicode code points)"},
-	{"peek", []Param{{"ctx", "Context"}, {"offset", "int"}, {"length", "int"}}, "string", "text of characters [offset, offset+length); at most 16,000 per call"},
-	{"search", []Param{{"ctx", "Context"}, {"regex", "string"}}, "[]Match", "RE2 matches {start, end, line, text}; at most 200"},
+	{"peek", []Param{{"ctx", "Context"}, {"offset", "int"}, {"length", "int"}}, "string", "text of characters [offset, offset+length); at most {PeekChars} per call"},
+	{"search", []Param{{"ctx", "Context"}, {"regex", "string"}}, "[]Match", "RE2 matches {start, end, line, text}; at most {SearchResults}"},
 	{"count", []Param{{"ctx", "Context"}, {"regex", "string"}}, "int", "number of RE2 matches, uncapped"},
-	{"chunk", []Param{{"ctx", "Context"}, {"size", "int"}, {"overlap", "int"}}, "[]Slice", "slice descriptors {index, start, end}; at most 5,000"},
-	{"llm_query", []Param{{"prompt", "string"}}, "string", "one sub-model call; at most 32 per run"},
-	{"llm_query_batched", []Param{{"prompts", "[]string"}}, "[]string", "concurrent sub-calls, results in order; a failed slot is an error string"},
-	{"read_file", []Param{{"path", "string"}}, "string", "a file inside the allowed roots; at most 50,000 characters"},
+	{"chunk", []Param{{"ctx", "Context"}, {"size", "int"}, {"overlap", "int"}}, "[]Slice", "slice descriptors {index, start, end}; at most {Chunks}"},
+	{"llm_query", []Param{{"prompt", "string"}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
+	{"llm_query_batched", []Param{{"prompts", "[]string"}}, "[]string", "concurrent sub-calls, results in order; a failed slot is an error string; at most {Batches} batches per run, {BatchWidth} prompts at a time"},
+	{"read_file", []Param{{"path", "string"}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
 	{"list_dir", []Param{{"path", "string"}}, "[]string", "entries of a directory inside the allowed roots"},
 	{"file_info", []Param{{"path", "string"}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
-	{"grep", []Param{{"regex", "string"}, {"path", "string"}}, "[]Match", "RE2 matches in a file or directory inside the allowed roots; at most 100"},
-	{"write_file", []Param{{"path", "string"}, {"content", "string"}}, "", "write into the workspace only; at most 50 KB"},
-	{"FINAL", []Param{{"value", "any"}}, "", "record the answer; the run ends after this cell"},
+	{"grep", []Param{{"regex", "string"}, {"path", "string"}}, "[]Match", "RE2 matches in a file or directory inside the allowed roots; at most {GrepResults}"},
+	{"write_file", []Param{{"path", "string"}, {"content", "string"}}, "", "write into the workspace only; at most {WriteBytes} bytes"},
+	{"FINAL", []Param{{"value", "any"}}, "", "record the answer (at most {FinalChars} characters); the run ends after this cell"},
 	{"FINAL_VAR", []Param{{"name", "string"}}, "", "record the value of the named variable as the answer"},
-	{"print", []Param{{"values", "...any"}}, "", "output shown to you; at most 100,000 characters per cell"},
+	{"print", []Param{{"values", "...any"}}, "", "output shown to you; at most {OutputChars} characters per cell"},
 }
 
 // Lookup returns the API function with the given name.

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/engine"
@@ -24,5 +26,46 @@ func TestAPINamesAreUniqueAndDocumented(t *testing.T) {
 		if _, ok := engine.Lookup(name); !ok {
 			t.Errorf("Lookup(%q) failed", name)
 		}
+	}
+}
+
+var placeholder = regexp.MustCompile(`\{[A-Z][A-Za-z]*\}`)
+
+func TestDescribeFillsEveryPlaceholder(t *testing.T) {
+	lim := engine.Limits{PeekChars: 1234, SubCalls: 5}
+	for _, f := range engine.API {
+		got := f.Describe(lim)
+		if left := placeholder.FindString(got); left != "" {
+			t.Errorf("%s: placeholder %s left in %q", f.Name, left, got)
+		}
+	}
+	peek, _ := engine.Lookup("peek")
+	if got, want := peek.Describe(lim), "at most 1,234 per call"; !strings.Contains(got, want) {
+		t.Errorf("peek.Describe = %q, want it to contain %q", got, want)
+	}
+	q, _ := engine.Lookup("llm_query")
+	if got, want := q.Describe(lim), "at most 5 per run"; !strings.Contains(got, want) {
+		t.Errorf("llm_query.Describe = %q, want it to contain %q", got, want)
+	}
+	if got, want := peek.Describe(engine.Limits{}), "at most 16,000 per call"; !strings.Contains(got, want) {
+		t.Errorf("zero Limits: %q, want the default in it (%q)", got, want)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {32000000, "32,000,000"}, {-1234567, "-1,234,567"}} {
+		if got := engine.Thousands(c.n); got != c.want {
+			t.Errorf("Thousands(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestEffectiveReplacesZeroOnly(t *testing.T) {
+	got := engine.Limits{PeekChars: 7, Chunks: -1}.Effective()
+	if got.PeekChars != 7 || got.Chunks != engine.DefaultLimits.Chunks || got.SubCalls != engine.DefaultLimits.SubCalls {
+		t.Errorf("Effective = %+v", got)
 	}
 }

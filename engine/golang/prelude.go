@@ -48,7 +48,7 @@ func preludeFunc(f engine.Func) string {
 	if f.Result != "" {
 		body = fmt.Sprintf("return %s.(%s)", call, f.Result)
 	}
-	return fmt.Sprintf("// %s: %s\nfunc %s(%s) %s {\n\t%s\n}\n\n", f.Name, f.Doc, f.Name, strings.Join(params, ", "), f.Result, body)
+	return fmt.Sprintf("// %s: %s\nfunc %s(%s) %s {\n\t%s\n}\n\n", f.Name, f.Describe(engine.Limits{}), f.Name, strings.Join(params, ", "), f.Result, body)
 }
 
 // preludeHelpers are called by code the desugaring pass writes; their names start with "_", which
