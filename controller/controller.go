@@ -113,6 +113,7 @@ type Iteration struct {
 	SubCalls []SubCall
 	Final    *string
 	Took     time.Duration
+	Forced   bool // the call after the iteration cap that asks for the final answer
 }
 
 func (c Config) withDefaults() Config {

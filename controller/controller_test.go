@@ -125,6 +125,10 @@ FINAL(parts[len(parts)-1])`),
 			if strings.Contains(first, "magic number is 4417") {
 				t.Errorf("the first message leaked the needle: the context must not be sent")
 			}
+			// The reference visualizer shows the question it finds as original query: "…".
+			if !strings.Contains(first, `original query: "What is the magic number?"`) {
+				t.Errorf("the first message does not restate the question as the reference visualizer reads it:\n%s", first)
+			}
 		})
 	}
 }
@@ -153,11 +157,24 @@ func TestForcedFinalAnswers(t *testing.T) {
 	m := &scripted{replies: []string{fenced("repl", `print("x")`), fenced("repl", `FINAL("late")`)}}
 	cfg := cfgFor(t, "js", m)
 	cfg.MaxIterations = 1
+	obs := &iterations{}
+	cfg.Observer = obs
 	out := Run(context.Background(), cfg)
 	if out.Err != nil || out.Answer != "late" {
 		t.Fatalf("got %q, %v; want the forced call's answer", out.Answer, out.Err)
 	}
+	if len(obs.its) != 2 || obs.its[0].Forced || !obs.its[1].Forced || obs.its[1].Final == nil {
+		t.Errorf("iterations reported: %+v; want the second, and only it, marked Forced with the answer", obs.its)
+	}
 }
+
+// iterations is an Observer that keeps the iterations.
+type iterations struct {
+	nopObserver
+	its []Iteration
+}
+
+func (o *iterations) Iteration(it Iteration) { o.its = append(o.its, it) }
 
 func TestSubCallsBatchedInOrder(t *testing.T) {
 	var mu sync.Mutex

@@ -132,7 +132,9 @@ func (m contextMeta) firstMessage(question string) string {
 			fmt.Fprintf(&b, "Tail:\n%s\n", fence(d.Tail))
 		}
 	}
-	b.WriteString("\nThe context is not in this conversation. Explore it with code, then call FINAL with the answer.")
+	// The question again at the end, in the words the reference RLM visualizer looks for
+	// (`original query: "…"`), so that it shows an rlm trace's question.
+	fmt.Fprintf(&b, "\nThe context is not in this conversation. Explore it with code, then call FINAL with the answer to the original query: \"%s\"", strings.ReplaceAll(question, `"`, "'"))
 	return b.String()
 }
 

@@ -120,7 +120,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 		return err
 	}
 	r.msgs = append(r.msgs, llm.Message{Role: "assistant", Content: resp.Text})
-	it := Iteration{Step: r.step, Messages: prompt, Response: resp}
+	it := Iteration{Step: r.step, Messages: prompt, Response: resp, Forced: forced}
 	r.subs.startStep()
 	feedback, oc, err := r.runCells(ctx, resp.Text, &it)
 	it.Final, it.Took = r.final, time.Since(start)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -82,6 +83,35 @@ func summarize(r io.Reader) (Summary, error) {
 	return z.s, nil
 }
 
+func summarizeFile(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("trace: %w", err)
+	}
+	defer f.Close()
+	s, err := summarize(f)
+	if err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", path, err)
+	}
+	o, ok, err := ReadOutcome(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	if ok {
+		rec := outcomeRecord{Status: o.Status, PromptTokens: o.Usage.PromptTokens,
+			CompletionTokens: o.Usage.CompletionTokens, TotalTokens: o.Tokens, APICalls: o.Calls,
+			WallTime: o.WallTime.Seconds()}
+		if o.Status == "ANSWERED" || o.Answer != "" {
+			rec.Answer = &o.Answer
+		}
+		if o.ErrKind != "" || o.ErrMsg != "" {
+			rec.Error = &errorRecord{Kind: string(o.ErrKind), Message: o.ErrMsg}
+		}
+		s.applyOutcome(&rec)
+	}
+	return s, nil
+}
+
 func (z *summarizer) add(rec lineRecord) {
 	if rec.Type == "metadata" {
 		if !z.metaSeen {
@@ -142,22 +172,27 @@ func (z *summarizer) addBlock(b codeBlockLine) {
 
 func (z *summarizer) finish() {
 	z.s.PromptTokens, z.s.CompletionTokens, z.s.WallTime = z.prompt, z.complete, z.wall
-	o := z.outcome
-	if o == nil {
-		return
+	if z.outcome != nil {
+		z.s.applyOutcome(z.outcome)
 	}
-	z.s.Status = o.Status
+}
+
+// applyOutcome takes the end-of-run figures over the ones summed from the records.
+func (s *Summary) applyOutcome(o *outcomeRecord) {
+	s.Status = o.Status
+	s.ErrKind, s.ErrMsg = "", ""
 	if o.Error != nil {
-		z.s.ErrKind, z.s.ErrMsg = o.Error.Kind, o.Error.Message
+		s.ErrKind, s.ErrMsg = o.Error.Kind, o.Error.Message
 	}
 	if o.Answer != nil {
-		z.s.FinalAnswer, z.s.HasFinal = *o.Answer, true
+		s.FinalAnswer, s.HasFinal = *o.Answer, true
 	}
 	if o.PromptTokens+o.CompletionTokens > 0 {
-		z.s.PromptTokens, z.s.CompletionTokens = o.PromptTokens, o.CompletionTokens
+		s.PromptTokens, s.CompletionTokens = o.PromptTokens, o.CompletionTokens
 	}
+	s.Tokens, s.Calls = o.TotalTokens, o.APICalls
 	if o.WallTime > 0 {
-		z.s.WallTime = time.Duration(o.WallTime * float64(time.Second))
+		s.WallTime = time.Duration(o.WallTime * float64(time.Second))
 	}
 }
 
@@ -206,6 +241,9 @@ func (s Summary) format(w io.Writer) error {
 	row("sub-calls", "%d (%d failed)", s.SubCalls, s.SubCallErrors)
 	row("tokens", "%d (prompt %d, completion %d)", s.PromptTokens+s.CompletionTokens,
 		s.PromptTokens, s.CompletionTokens)
+	if s.Calls > 0 || s.Tokens > s.PromptTokens+s.CompletionTokens {
+		row("task total", "%d tokens in %d API calls (sub-runs included)", s.Tokens, s.Calls)
+	}
 	row("wall time", "%s", s.WallTime.Round(time.Millisecond))
 	if s.HasFinal {
 		row("final answer", "%q", clip(s.FinalAnswer, 200))

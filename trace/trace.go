@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,7 @@ type Iteration struct {
 	FinalAnswer *string       // set when a block of this iteration recorded the answer
 	Time        time.Duration // model call plus code; 0 is written as null
 	Usage       Usage         // the root call's tokens
+	Forced      bool          // the call made after the iteration cap, asking for a final answer
 }
 
 // CodeBlock is one cell run during an iteration, with its result.
@@ -56,13 +58,35 @@ type CodeBlock struct {
 	Code     string
 	Stdout   string
 	Stderr   string
-	Locals   map[string]string // variable name → short rendering; never the whole context
+	Locals   []Var // the session's variables after the block; capped as Var says
 	Time     time.Duration
 	SubCalls []SubCall
 	Final    *string    // the answer this block recorded with FINAL/FINAL_VAR
 	ErrKind  fault.Kind // "" when the block succeeded
 	ErrMsg   string
 }
+
+// Var is one REPL variable as a block left it. Only Name is required: a Var with no Repr is
+// written with an empty value, which the viewer shows as "not recorded".
+//
+// A block's Locals are written in order, at most MaxLocals of them (the count of the rest is
+// written too); Name is cut to MaxNameChars, Type to MaxTypeChars and Repr to MaxReprChars
+// characters, a cut marked with "…", and every one is redacted. The engines are expected to
+// give a Repr already short (a prefix of a long string, the first elements of a slice), never
+// the whole context.
+type Var struct {
+	Name string // the identifier, e.g. "errs"
+	Type string // the engine's type name, e.g. "[]string", "Array", "number"; "" if unknown
+	Repr string // a short rendering of the value, e.g. `["a", "b", … 40 more]`; "" if unknown
+}
+
+// Caps on the variables written for one code block.
+const (
+	MaxLocals    = 100
+	MaxNameChars = 100
+	MaxTypeChars = 80
+	MaxReprChars = 200
+)
 
 // SubCall is one llm_query made by a cell.
 type SubCall struct {
@@ -74,14 +98,36 @@ type SubCall struct {
 	Error    string // non-empty when the call failed (Response is then empty)
 }
 
-// Outcome is how the run ended.
+// Outcome is how the run ended. It is kept beside the trace, in the file OutcomePath names.
 type Outcome struct {
+	TaskID   string
 	Status   string // ANSWERED, FAILED, ABORTED (as in package audit)
 	Answer   string
 	ErrKind  fault.Kind
 	ErrMsg   string
-	Usage    Usage         // the whole run's tokens
+	Usage    Usage         // the tokens of the model calls this process made, root and sub-calls
+	Tokens   int           // every token charged to the task, recursive sub-runs included
+	Calls    int           // every API call charged to the task
 	WallTime time.Duration // the whole run
+}
+
+// OutcomePath is where Finish keeps the outcome of the run traced in tracePath: the same name
+// with ".outcome.json" for ".jsonl", so that the trace itself holds only lines the reference
+// visualizer reads (see the package documentation).
+func OutcomePath(tracePath string) string {
+	return strings.TrimSuffix(tracePath, ".jsonl") + ".outcome.json"
+}
+
+// ReadOutcome reads the outcome kept for the trace at tracePath. ok is false, with no error,
+// when there is none (a run still going, or one killed before it could write it).
+func ReadOutcome(tracePath string) (o Outcome, ok bool, err error) {
+	return readOutcome(OutcomePath(tracePath))
+}
+
+// Find returns the trace of task taskID in dir (RLM_HOME/traces): the one file named
+// rlm_<time>_<taskID>.jsonl. The id must be a plain name.
+func Find(dir, taskID string) (string, error) {
+	return find(dir, taskID)
 }
 
 // ErrFinished is returned (wrapped) by a Writer used after Finish or Close.
@@ -122,8 +168,8 @@ func (w *Writer) Iteration(it Iteration) error {
 	return w.writeLine(w.iterationRecord(it), "iteration")
 }
 
-// Finish appends the end-of-run record (the metadata line again, with the outcome; see the
-// package documentation). The Writer accepts no record after it; Close still has to be called.
+// Finish writes the outcome beside the trace (OutcomePath), whole or not at all. The Writer
+// accepts no record after it; Close still has to be called.
 func (w *Writer) Finish(o Outcome) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -131,10 +177,15 @@ func (w *Writer) Finish(o Outcome) error {
 		return fmt.Errorf("trace %s: finish: %w", w.path, ErrFinished)
 	}
 	w.finished = true
-	rec := w.meta
+	if o.TaskID == "" {
+		o.TaskID = w.meta.TaskID
+	}
+	rec := w.outcomeRecord(o)
 	rec.Timestamp = stamp(w.now())
-	rec.Outcome = w.outcomeRecord(o)
-	return w.writeLine(rec, "outcome")
+	if err := writeAtomic(OutcomePath(w.path), rec); err != nil {
+		return fmt.Errorf("trace %s: outcome: %w", w.path, err)
+	}
+	return nil
 }
 
 // Close closes the file. Every record was already synced when its call returned.
@@ -162,6 +213,7 @@ type Summary struct {
 	SubCalls, SubCallErrors     int
 	PromptTokens                int // the outcome's, else the sum of root and sub-call records
 	CompletionTokens            int
+	Tokens, Calls               int           // the outcome's task totals (sub-runs included); 0 without one
 	WallTime                    time.Duration // the outcome's, else the sum of iteration times
 	FinalAnswer                 string        // the outcome's answer, else the last final_answer
 	HasFinal                    bool
@@ -171,9 +223,15 @@ type Summary struct {
 }
 
 // Summarize reads a trace (ours or the reference's). A last line cut short by a crash is
-// reported in TruncatedBytes, not as an error; any other malformed line is an error.
+// reported in TruncatedBytes, not as an error; any other malformed line is an error. The
+// outcome is not in the trace: SummarizeFile adds it.
 func Summarize(r io.Reader) (Summary, error) {
 	return summarize(r)
+}
+
+// SummarizeFile summarizes the trace at path with the outcome kept beside it, if any.
+func SummarizeFile(path string) (Summary, error) {
+	return summarizeFile(path)
 }
 
 // Format writes s for a person, one figure per line; the final answer is cut to 200 characters,

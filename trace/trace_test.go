@@ -42,7 +42,7 @@ func ptr(s string) *string { return &s }
 func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
 	t.Helper()
 	path := filepath.Join(dir, FileName(t0, "20261122-061500-a1b2c3"))
-	w, err := create(path, Metadata{RootModel: "root-model", MaxDepth: 1, MaxIterations: 25,
+	w, err := create(path, Metadata{RootModel: "root-model", MaxDepth: 1, MaxIterations: 1,
 		Backend: "openai", BackendKwargs: map[string]any{"model_name": "root-model", "base_url": "http://127.0.0.1:8080/v1"},
 		EnvironmentKwargs: map[string]any{"cell_timeout_s": 120}, TaskID: "20261122-061500-a1b2c3",
 		Question: "How many ERROR lines?", Lang: "js"}, r, tick())
@@ -55,7 +55,7 @@ func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
 		Time: 1500 * time.Millisecond, Usage: Usage{PromptTokens: 900, CompletionTokens: 40},
 		CodeBlocks: []CodeBlock{
 			{Code: "print(count(context, /ERROR/))", Stdout: "17\n", Time: 20 * time.Millisecond,
-				Locals: map[string]string{"n": "17"}},
+				Locals: []Var{{Name: "n", Type: "number", Repr: "17"}, {Name: "errs"}}},
 			{Code: "llm_query_batched(['a', 'b'])", Time: 300 * time.Millisecond,
 				ErrKind: fault.Code, ErrMsg: "TypeError: x is undefined",
 				SubCalls: []SubCall{
@@ -65,14 +65,15 @@ func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
 		}}
 	second := Iteration{Prompt: append(prompt, Message{Role: "assistant", Content: first.Response}),
 		Response: "```js\nFINAL(17)\n```", Time: time.Second, Usage: Usage{PromptTokens: 1000, CompletionTokens: 10},
-		FinalAnswer: ptr("17"), CodeBlocks: []CodeBlock{{Code: "FINAL(17)", Final: ptr("17"), Time: time.Millisecond}}}
+		FinalAnswer: ptr("17"), Forced: true,
+		CodeBlocks: []CodeBlock{{Code: "FINAL(17)", Final: ptr("17"), Time: time.Millisecond}}}
 	for _, it := range []Iteration{first, second} {
 		if err := w.Iteration(it); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Finish(Outcome{Status: "ANSWERED", Answer: "17", Usage: Usage{PromptTokens: 1910, CompletionTokens: 52},
-		WallTime: 3 * time.Second}); err != nil {
+		Tokens: 2500, Calls: 5, WallTime: 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -106,7 +107,12 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "run.jsonl", got)
-	s, err := Summarize(bytes.NewReader(got))
+	outcome, err := os.ReadFile(OutcomePath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run.outcome.json", outcome)
+	s, err := SummarizeFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +137,8 @@ func TestVisualizerShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("got %d lines, want metadata, 2 iterations, outcome", len(lines))
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines, want metadata and 2 iterations", len(lines))
 	}
 	for i, line := range lines {
 		var m map[string]any
@@ -264,7 +270,7 @@ func TestRedaction(t *testing.T) {
 	}
 	err = errors.Join(
 		w.Iteration(Iteration{Prompt: []Message{{Role: s, Content: s}}, Response: s, FinalAnswer: ptr(s),
-			CodeBlocks: []CodeBlock{{Code: s, Stdout: s, Stderr: s, Locals: map[string]string{s: s}, Final: ptr(s),
+			CodeBlocks: []CodeBlock{{Code: s, Stdout: s, Stderr: s, Locals: []Var{{Name: s, Type: s, Repr: s}}, Final: ptr(s),
 				ErrKind: fault.Code, ErrMsg: s, SubCalls: []SubCall{{Model: s, Prompt: s, Response: s, Error: s}}}}}),
 		w.Finish(Outcome{Status: s, Answer: s, ErrKind: fault.Limit, ErrMsg: s}),
 		w.Close())
@@ -279,7 +285,7 @@ func TestRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{filepath.Join(dir, "t.jsonl"), stored} {
+	for _, f := range []string{filepath.Join(dir, "t.jsonl"), OutcomePath(filepath.Join(dir, "t.jsonl")), stored} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -369,5 +375,96 @@ func TestPromptStoreConcurrent(t *testing.T) {
 	}
 	if old, _ := os.ReadFile(first); string(old) != "old\n" {
 		t.Errorf("existing 0001.json was overwritten: %q", old)
+	}
+}
+
+func TestLocalsCaps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w, err := Create(path, Metadata{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars []Var
+	for i := range MaxLocals + 7 {
+		vars = append(vars, Var{Name: fmt.Sprintf("v%03d", i), Type: strings.Repeat("T", 500), Repr: strings.Repeat("é", 5000)})
+	}
+	vars[0].Name = strings.Repeat("n", 300)
+	vars[1] = Var{Name: "only_name"}
+	if err := errors.Join(w.Iteration(Iteration{CodeBlocks: []CodeBlock{{Code: "x", Locals: vars}}}), w.Close()); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	var rec struct {
+		CodeBlocks []struct {
+			Result struct {
+				Locals        map[string]any    `json:"locals"`
+				LocalTypes    map[string]string `json:"local_types"`
+				LocalsOmitted int               `json:"locals_omitted"`
+			} `json:"result"`
+		} `json:"code_blocks"`
+	}
+	if err := json.Unmarshal([]byte(strings.Split(string(data), "\n")[1]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	res := rec.CodeBlocks[0].Result
+	if got, want := len(res.Locals), MaxLocals; got != want {
+		t.Errorf("locals written: got %d, want %d", got, want)
+	}
+	if res.LocalsOmitted != 7 {
+		t.Errorf("locals_omitted: got %d, want 7", res.LocalsOmitted)
+	}
+	for name, v := range res.Locals {
+		repr, _ := v.(string)
+		if n := len([]rune(name)); n > MaxNameChars+1 {
+			t.Errorf("name of %d characters kept", n)
+		}
+		if n := len([]rune(repr)); n > MaxReprChars+1 {
+			t.Errorf("%s: repr of %d characters kept", name, n)
+		}
+		if typ := res.LocalTypes[name]; len([]rune(typ)) > MaxTypeChars+1 {
+			t.Errorf("%s: type of %d characters kept", name, len([]rune(typ)))
+		}
+	}
+	if v, ok := res.Locals["only_name"]; !ok || v != "" {
+		t.Errorf("a variable known by name only: got %v %v, want an empty value", v, ok)
+	}
+	if _, ok := res.LocalTypes["only_name"]; ok {
+		t.Error("a variable without a type got one in local_types")
+	}
+}
+
+// TestLegacyOutcome reads a trace written before the outcome moved beside it: the outcome is
+// then on a second metadata line.
+func TestLegacyOutcome(t *testing.T) {
+	s, err := SummarizeFile(filepath.Join("testdata", "legacy_outcome.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Status != "ANSWERED" || s.FinalAnswer != "17" || s.PromptTokens != 1910 || s.WallTime != 3*time.Second {
+		t.Errorf("legacy outcome not read: %+v", s)
+	}
+}
+
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{FileName(t0, "task-a"), FileName(t0, "task-b"), FileName(t0.Add(time.Hour), "task-b")} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Find(dir, "task-a")
+	if err != nil || got != filepath.Join(dir, FileName(t0, "task-a")) {
+		t.Errorf("Find(task-a) = %q, %v", got, err)
+	}
+	for _, tc := range []struct{ id, want string }{
+		{"task-c", "no trace of task task-c"},
+		{"task-b", "2 traces of task task-b"},
+		{"../x", "is not a task id"},
+		{"*", "is not a task id"},
+		{"", "is not a task id"},
+	} {
+		if _, err := Find(dir, tc.id); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Find(%q): got %v, want an error with %q", tc.id, err, tc.want)
+		}
 	}
 }

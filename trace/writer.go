@@ -28,15 +28,21 @@ type metadataRecord struct {
 	TaskID            string         `json:"task_id,omitempty"`  // ext
 	Question          string         `json:"question,omitempty"` // ext
 	Lang              string         `json:"lang,omitempty"`     // ext
-	Outcome           *outcomeRecord `json:"outcome,omitempty"`  // ext, end-of-run line only
 }
 
+// outcomeRecord is the content of the outcome file beside the trace. Traces written before it
+// existed carry the same object as "outcome" on a second metadata line; Summarize reads both.
 type outcomeRecord struct {
+	Type             string       `json:"type"` // "outcome"
+	Timestamp        string       `json:"timestamp"`
+	TaskID           string       `json:"task_id,omitempty"`
 	Status           string       `json:"status"`
 	Answer           *string      `json:"answer"`
 	Error            *errorRecord `json:"error"`
 	PromptTokens     int          `json:"prompt_tokens"`
 	CompletionTokens int          `json:"completion_tokens"`
+	TotalTokens      int          `json:"total_tokens"`
+	APICalls         int          `json:"api_calls"`
 	WallTime         float64      `json:"wall_time"`
 }
 
@@ -54,7 +60,8 @@ type iterationRecord struct {
 	CodeBlocks    []codeBlockRecord `json:"code_blocks"`
 	FinalAnswer   *string           `json:"final_answer"`
 	IterationTime *float64          `json:"iteration_time"`
-	Usage         *Usage            `json:"usage,omitempty"` // ext
+	Usage         *Usage            `json:"usage,omitempty"`        // ext
+	ForcedFinal   bool              `json:"forced_final,omitempty"` // ext
 }
 
 type codeBlockRecord struct {
@@ -69,7 +76,9 @@ type resultRecord struct {
 	ExecutionTime float64           `json:"execution_time"`
 	RLMCalls      []subCallRecord   `json:"rlm_calls"`
 	FinalAnswer   *string           `json:"final_answer"`
-	Error         *errorRecord      `json:"error,omitempty"` // ext
+	Error         *errorRecord      `json:"error,omitempty"`          // ext
+	LocalTypes    map[string]string `json:"local_types,omitempty"`    // ext: variable → type
+	LocalsOmitted int               `json:"locals_omitted,omitempty"` // ext: variables past MaxLocals
 }
 
 type subCallRecord struct {
@@ -186,6 +195,7 @@ func (w *Writer) iterationRecord(it Iteration) iterationRecord {
 		u := it.Usage
 		rec.Usage = &u
 	}
+	rec.ForcedFinal = it.Forced
 	return rec
 }
 
@@ -198,13 +208,29 @@ func (w *Writer) codeBlockRecord(b CodeBlock) codeBlockRecord {
 		res.Stderr += fmt.Sprintf("\n%s: %s", b.ErrKind, b.ErrMsg) // the reference's convention
 	}
 	res.Stderr = w.red.String(res.Stderr)
-	for k, v := range b.Locals {
-		res.Locals[w.red.String(k)] = w.red.String(v)
-	}
+	w.locals(&res, b.Locals)
 	for _, c := range b.SubCalls {
 		res.RLMCalls = append(res.RLMCalls, subCallFor(w.red, c))
 	}
 	return codeBlockRecord{Code: w.red.String(b.Code), Result: res}
+}
+
+// locals writes vars into res under the caps documented on Var.
+func (w *Writer) locals(res *resultRecord, vars []Var) {
+	if len(vars) > MaxLocals {
+		res.LocalsOmitted = len(vars) - MaxLocals
+		vars = vars[:MaxLocals]
+	}
+	for _, v := range vars {
+		name := w.red.String(clip(v.Name, MaxNameChars))
+		res.Locals[name] = w.red.String(clip(v.Repr, MaxReprChars))
+		if v.Type != "" {
+			if res.LocalTypes == nil {
+				res.LocalTypes = map[string]string{}
+			}
+			res.LocalTypes[name] = w.red.String(clip(v.Type, MaxTypeChars))
+		}
+	}
 }
 
 func subCallFor(r *redact.Redactor, c SubCall) subCallRecord {
@@ -225,8 +251,10 @@ func subCallFor(r *redact.Redactor, c SubCall) subCallRecord {
 }
 
 func (w *Writer) outcomeRecord(o Outcome) *outcomeRecord {
-	rec := &outcomeRecord{Status: w.red.String(o.Status), PromptTokens: o.Usage.PromptTokens,
-		CompletionTokens: o.Usage.CompletionTokens, WallTime: seconds(o.WallTime)}
+	rec := &outcomeRecord{Type: "outcome", TaskID: w.red.String(o.TaskID), Status: w.red.String(o.Status),
+		PromptTokens: o.Usage.PromptTokens, CompletionTokens: o.Usage.CompletionTokens,
+		TotalTokens: max(o.Tokens, o.Usage.PromptTokens+o.Usage.CompletionTokens), APICalls: o.Calls,
+		WallTime: seconds(o.WallTime)}
 	if o.Answer != "" || o.Status == "ANSWERED" {
 		a := w.red.String(o.Answer)
 		rec.Answer = &a

@@ -20,6 +20,7 @@ import (
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/evalset"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
+	"github.com/rlm-sandbox/rlm/trace"
 )
 
 // fakeKey is the API key the scripts use; tests check it never reaches a record.
@@ -207,6 +208,10 @@ func traceFile(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := os.ReadFile(m[0])
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o600))
+	// The outcome kept beside the trace goes along, where the run wrote one.
+	if b, err := os.ReadFile(trace.OutcomePath(m[0])); err == nil {
+		ts.Check(os.WriteFile(trace.OutcomePath(ts.MkAbs(args[0])), b, 0o600))
+	}
 }
 
 // livePID writes the PID of a live process (the test's own) into a PID file, as a run in

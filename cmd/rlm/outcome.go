@@ -115,7 +115,10 @@ func (st *runState) record(rec *recorder, status audit.Status, answer string, er
 	}
 	rec.warn(st.db.SetSpent(bg, st.task, sp.Calls, sp.Tokens))
 	rec.warn(st.db.FinishTask(bg, st.task, status, answer, err))
-	o := trace.Outcome{Status: string(status), Answer: answer, WallTime: time.Since(st.started)}
+	rec.mu.Lock()
+	used := rec.used
+	rec.mu.Unlock()
+	o := trace.Outcome{Status: string(status), Answer: answer, Usage: used, Tokens: sp.Tokens, Calls: sp.Calls, WallTime: time.Since(st.started)}
 	if err != nil {
 		o.ErrKind, o.ErrMsg = kindOf(err), err.Error()
 	}
@@ -169,7 +172,7 @@ func (st *runState) abandon(s signalled) {
 
 // traceIteration converts a controller iteration into the trace's record.
 func traceIteration(it controller.Iteration) trace.Iteration {
-	ti := trace.Iteration{Response: it.Response.Text, FinalAnswer: it.Final, Time: it.Took,
+	ti := trace.Iteration{Response: it.Response.Text, FinalAnswer: it.Final, Time: it.Took, Forced: it.Forced,
 		Usage: trace.Usage{PromptTokens: it.Response.Usage.PromptTokens, CompletionTokens: it.Response.Usage.CompletionTokens}}
 	for _, m := range it.Messages {
 		ti.Prompt = append(ti.Prompt, trace.Message{Role: m.Role, Content: m.Content})
@@ -186,6 +189,11 @@ func traceIteration(it controller.Iteration) trace.Iteration {
 		}
 		for _, sc := range c.SubCalls {
 			cb.SubCalls = append(cb.SubCalls, traceSub(sc))
+		}
+		// The engines report names only so far; a Type and a short Repr per variable go here
+		// when repl.Result carries them.
+		for _, name := range c.Result.Vars {
+			cb.Locals = append(cb.Locals, trace.Var{Name: name})
 		}
 		ti.CodeBlocks = append(ti.CodeBlocks, cb)
 	}

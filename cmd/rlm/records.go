@@ -96,6 +96,7 @@ type recorder struct {
 	st   *runState
 	prog *progress
 	mu   sync.Mutex // orders the spent figures written by concurrent sub-calls
+	used trace.Usage // tokens of every API call this process made, for the trace's outcome
 }
 
 func newRecorder(st *runState, prog *progress) *recorder { return &recorder{st: st, prog: prog} }
@@ -168,6 +169,8 @@ func (r *recorder) apiCall(c llm.Call) {
 	r.warn(r.st.db.RecordCall(context.Background(), ac))
 	// The spent figures go with every call, so a task killed mid-iteration keeps exact ones.
 	r.mu.Lock()
+	r.used.PromptTokens += c.PromptTokens
+	r.used.CompletionTokens += c.CompletionTokens
 	sp := r.st.client.Spent()
 	r.warn(r.st.db.SetSpent(context.Background(), r.st.task, sp.Calls, sp.Tokens))
 	r.mu.Unlock()
