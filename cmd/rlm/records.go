@@ -95,7 +95,7 @@ func (st *runState) close() {
 type recorder struct {
 	st   *runState
 	prog *progress
-	mu   sync.Mutex // orders the spent figures written by concurrent sub-calls
+	mu   sync.Mutex  // orders the spent figures written by concurrent sub-calls
 	used trace.Usage // tokens of every API call this process made, for the trace's outcome
 }
 
