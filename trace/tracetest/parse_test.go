@@ -12,7 +12,9 @@ func iter(prompt, blocks, final string) string {
 }
 
 func TestParse(t *testing.T) {
-	user := func(s string) string { return `[{"role":"system","content":"sys"},{"role":"user","content":"` + s + `"}]` }
+	user := func(s string) string {
+		return `[{"role":"system","content":"sys"},{"role":"user","content":"` + s + `"}]`
+	}
 	long := strings.Repeat("x", 300)
 	tests := []struct {
 		name, content string
