@@ -2,14 +2,18 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/trace"
+	"github.com/rlm-sandbox/rlm/traceview"
 )
 
 func newTraceCmd() *cobra.Command {
@@ -43,7 +47,87 @@ Exit status: 0 · 1 malformed trace · 2 usage or unreadable file.`,
 			return s.Format(cmd.OutOrStdout())
 		},
 	})
+	cmd.AddCommand(newTraceViewCmd())
 	return cmd
+}
+
+func newTraceViewCmd() *cobra.Command {
+	var out string
+	var open bool
+	cmd := &cobra.Command{
+		Use:   "view FILE|TASK_ID [-o OUT.html] [--open]",
+		Short: "Write a run's trace as one self-contained HTML page",
+		Long: `View writes the trace as one HTML file that loads nothing from anywhere: the question, the answer,
+usage over the iterations, and each iteration's prompt, response, code (highlighted), output,
+errors, variables, sub-calls and timings. The trace is data only: nothing in it can run in the page.
+
+The page goes to -o (default: the trace's name with .html, in the current directory); --open opens
+it with the desktop's browser (xdg-open, or open on macOS).
+
+Exit status: 0 · 1 the page could not be written · 2 usage or unreadable trace.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := tracePath(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = strings.TrimSuffix(filepath.Base(path), ".jsonl") + ".html"
+			}
+			if err := writeView(path, out); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), out)
+			if open {
+				return openBrowser(out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
+	cmd.Flags().BoolVar(&open, "open", false, "open the page in the desktop's browser")
+	return cmd
+}
+
+// writeView renders the trace at path into the file out, whole or not at all.
+func writeView(path, out string) error {
+	if _, err := os.Stat(path); err != nil {
+		return usageError{err}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".rlm-view-*.html")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := traceview.RenderFile(tmp, path); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}
+
+// openBrowser hands the page to the desktop's opener.
+func openBrowser(file string) error {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	c := exec.Command(name, abs)
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("open %s: %w (the page is written; open it yourself)", abs, err)
+	}
+	go c.Wait()
+	return nil
 }
 
 // tracePath resolves a trace argument: an existing file, else a task id under RLM_HOME/traces.
