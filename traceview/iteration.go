@@ -8,16 +8,11 @@ import (
 	"github.com/rlm-sandbox/rlm/trace"
 )
 
-// iteration adds one iteration line; prev is the previous iteration's whole prompt, and the
-// result is this one's, so that each detail keeps only the messages that are new.
-func (m *model) iteration(rec rawLine, prev []message) []message {
-	prompt := messages(rec.Prompt)
+// iteration adds one iteration line.
+func (m *model) iteration(rec rawLine) {
 	d := detail{Response: string(rec.Response), Final: finalAnswer(rec.FinalAnswer)}
-	for d.PromptBase < len(prompt) && d.PromptBase < len(prev) && prompt[d.PromptBase] == prev[d.PromptBase] {
-		d.PromptBase++
-	}
-	d.PromptNew = prompt[d.PromptBase:]
 	row := iterationRow{N: len(m.details) + 1, Final: d.Final != nil, Lead: lead(d.Response), Stamp: string(rec.Timestamp)}
+	m.prompt(&d, &row, messages(rec.Prompt))
 	if t, ok := number(rec.IterationTime); ok {
 		row.Time = &t
 	}
@@ -40,7 +35,26 @@ func (m *model) iteration(rec rawLine, prev []message) []message {
 	}
 	m.details = append(m.details, d)
 	m.index.Iterations = append(m.index.Iterations, row)
-	return prompt
+}
+
+// prompt stores a prompt as message ids: a prompt repeats the conversation so far (or a window
+// of it), so each message is kept once, in the iteration whose prompt first had it.
+func (m *model) prompt(d *detail, row *iterationRow, prompt []message) {
+	row.M0, row.PromptLen = len(m.ids), len(prompt)
+	d.Prompt, d.Msgs = [][2]int{}, []message{}
+	for _, msg := range prompt {
+		id, ok := m.ids[msg]
+		if !ok {
+			id = len(m.ids)
+			m.ids[msg] = id
+			d.Msgs = append(d.Msgs, msg)
+		}
+		if k := len(d.Prompt) - 1; k >= 0 && d.Prompt[k][0]+d.Prompt[k][1] == id {
+			d.Prompt[k][1]++
+		} else {
+			d.Prompt = append(d.Prompt, [2]int{id, 1})
+		}
+	}
 }
 
 func (m *model) block(rb rawBlock, row *iterationRow) block {
@@ -188,7 +202,7 @@ func (m *model) finish(o *trace.Outcome) {
 		}
 	}
 	if ix.Question == "" && len(m.details) > 0 {
-		ix.Question = questionFrom(m.details[0].PromptNew)
+		ix.Question = questionFrom(m.details[0].Msgs)
 	}
 }
 

@@ -70,13 +70,15 @@ type iterationRow struct {
 	SubCompl   int      `json:"sct"`
 	Cost       *float64 `json:"cost"` // root and sub-calls, where the trace records any
 	Lead       string   `json:"lead"` // the response's first line, cut
+	M0         int      `json:"m0"`   // id of the first message this iteration's prompt brought
+	PromptLen  int      `json:"plen"` // messages in the prompt
 	Stamp      string   `json:"ts"`
 }
 
 // detail is one iteration, whole.
 type detail struct {
-	PromptBase int       `json:"prompt_base"` // messages shared with the previous iteration's prompt
-	PromptNew  []message `json:"prompt_new"`
+	Prompt [][2]int `json:"prompt"` // the prompt, as runs [first id, count] of message ids
+	Msgs   []message `json:"msgs"`   // the messages first seen in this prompt, ids from the row's m0
 	Response   string    `json:"response"`
 	Final      *string   `json:"final"`
 	Blocks     []block   `json:"blocks"`
@@ -115,6 +117,7 @@ type call struct {
 type model struct {
 	index   index
 	details []detail
+	ids     map[message]int // every prompt message seen, by id
 }
 
 // rawLine decodes any line loosely: a field of an unexpected type is read as text, never an
@@ -226,10 +229,9 @@ func integer(b json.RawMessage) int {
 
 // read builds the model from a trace and its outcome (nil when there is none).
 func read(r io.Reader, name string, o *trace.Outcome) (*model, error) {
-	m := &model{index: index{Name: name, Warnings: []string{}, Iterations: []iterationRow{}}}
+	m := &model{index: index{Name: name, Warnings: []string{}, Iterations: []iterationRow{}}, ids: map[message]int{}}
 	var legacy *trace.Outcome
 	br := bufio.NewReaderSize(r, 1<<16)
-	var prev []message
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -245,7 +247,7 @@ func read(r io.Reader, name string, o *trace.Outcome) (*model, error) {
 					legacy = l
 				}
 			} else {
-				prev = m.iteration(rec, prev)
+				m.iteration(rec)
 			}
 		}
 		if last {

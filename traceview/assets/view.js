@@ -1,6 +1,6 @@
 // rlm trace viewer. Everything shown comes from the JSON blocks of this page and is put in the
-// document as text (textContent, attribute values of SVG shapes computed here): no innerHTML,
-// no links, no eval. The index is read at once; an iteration's block when it is shown.
+// document as text (textContent, attribute values of SVG shapes computed here): no markup is
+// built from strings, no link is made, nothing is evaluated. The index is read at once; an iteration's block when it is shown.
 (function () {
   'use strict';
 
@@ -459,37 +459,41 @@
   }
 
   // ---- one iteration ----
-  function fullPrompt(n) {
-    var msgs = [];
-    for (var i = 1; i <= n; i++) {
-      var d = detail(i);
-      msgs = msgs.slice(0, d.prompt_base).concat(d.prompt_new);
+  // message finds a prompt message by id: it is kept by the iteration whose prompt brought it.
+  function message(id) {
+    var lo = 0, hi = its.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (its[mid].m0 <= id) lo = mid; else hi = mid - 1;
     }
-    return msgs;
+    var d = detail(lo + 1);
+    return d ? d.msgs[id - its[lo].m0] : { role: '?', content: '(missing)' };
   }
 
-  function messageView(m) {
-    var box = el('div', 'msg ' + (m.role === 'user' || m.role === 'assistant' || m.role === 'system' ? m.role : 'other'));
-    box.appendChild(el('div', 'role', m.role || '(no role)'));
+  function messageView(m, old) {
+    var box = el('div', 'msg ' + (m.role === 'user' || m.role === 'assistant' || m.role === 'system' ? m.role : 'other') + (old ? ' old' : ''));
+    box.appendChild(el('div', 'role', (m.role || '(no role)') + (old ? ' · as in an earlier prompt' : '')));
     box.appendChild(longText(m.content, 'words'));
     return box;
   }
 
-  function promptView(n, d) {
-    var total = d.prompt_base + d.prompt_new.length;
+  function promptView(n, r, d) {
+    var fresh = d.msgs.length;
     var det = el('details', 'part prompt');
     var sum = el('summary', null, 'Prompt');
-    sum.appendChild(el('span', 'count', plural(total, 'message') + (d.prompt_base ? ', ' + num(d.prompt_new.length) + ' new since the last iteration' : '')));
+    sum.appendChild(el('span', 'count', plural(r.plen, 'message') + (fresh < r.plen ? ', ' + num(fresh) + ' not in an earlier prompt' : '')));
     det.appendChild(sum);
     var filled = false;
     det.addEventListener('toggle', function () {
       if (!det.open || filled) return;
       filled = true;
-      d.prompt_new.forEach(function (m) { det.appendChild(messageView(m)); });
-      if (d.prompt_base) {
-        var b = button('Show the ' + plural(d.prompt_base, 'earlier message'), 'more', function () {
-          var all = fullPrompt(n).slice(0, d.prompt_base), at = b.nextSibling;
-          all.forEach(function (m) { det.insertBefore(messageView(m), at); });
+      d.msgs.forEach(function (m) { det.appendChild(messageView(m, false)); });
+      if (fresh < r.plen) {
+        var b = button('Show the whole prompt, in order (' + plural(r.plen, 'message') + ')', 'more', function () {
+          while (b.nextSibling) b.nextSibling.remove();
+          d.prompt.forEach(function (run) {
+            for (var id = run[0]; id < run[0] + run[1]; id++) det.appendChild(messageView(message(id), id < r.m0));
+          });
           b.remove();
         });
         det.insertBefore(b, sum.nextSibling);
@@ -592,7 +596,7 @@
       art.appendChild(el('p', 'empty', 'This iteration\u2019s record is missing from the page.'));
       return art;
     }
-    art.appendChild(promptView(n, d));
+    art.appendChild(promptView(n, r, d));
     var resp = section('Response', 'response');
     resp.appendChild(prose(d.response, d.blocks));
     art.appendChild(resp);
@@ -613,10 +617,11 @@
     detailBox.textContent = '';
     detailBox.appendChild(iterationView(n));
     if (history.replaceState) history.replaceState(null, '', '#i' + n);
-    if (scroll) {
-      rows[n - 1].scrollIntoView({ block: 'nearest' });
-      detailBox.scrollIntoView({ block: 'start' });
+    var row = rows[n - 1], list = row.parentNode;
+    if (row.offsetTop < list.scrollTop || row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = row.offsetTop - list.offsetTop - list.clientHeight / 3; // the list only, never the page
     }
+    if (scroll && detailBox.getBoundingClientRect().top < 0) detailBox.scrollIntoView({ block: 'start' });
   }
 
   // renderAll shows every iteration, one after another (in slices when not sync, so that a
