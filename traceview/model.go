@@ -77,11 +77,11 @@ type iterationRow struct {
 
 // detail is one iteration, whole.
 type detail struct {
-	Prompt [][2]int `json:"prompt"` // the prompt, as runs [first id, count] of message ids
-	Msgs   []message `json:"msgs"`   // the messages first seen in this prompt, ids from the row's m0
-	Response   string    `json:"response"`
-	Final      *string   `json:"final"`
-	Blocks     []block   `json:"blocks"`
+	Prompt   [][2]int  `json:"prompt"` // the prompt, as runs [first id, count] of message ids
+	Msgs     []message `json:"msgs"`   // the messages first seen in this prompt, ids from the row's m0
+	Response string    `json:"response"`
+	Final    *string   `json:"final"`
+	Blocks   []block   `json:"blocks"`
 }
 
 type message struct {
