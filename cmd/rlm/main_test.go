@@ -24,7 +24,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
-			"livepid": livePID, "sigrun": sigRun,
+			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
 		},
 	})
 }
