@@ -41,19 +41,41 @@
 //
 // Extra keys are ignored by the visualizer. rlm adds: on the metadata line "task_id",
 // "question" and "lang"; on an iteration "usage" ({"prompt_tokens", "completion_tokens"} of the
-// root call); on a code block's result "error" ({"kind", "message"}, kind from package fault,
-// also appended to stderr in the reference's way). The reference has no end-of-run record, and
-// a record with a new "type" would be read as a broken iteration, so Writer.Finish writes the
-// metadata line again with one more key, "outcome": {"status", "answer", "error" {"kind",
-// "message"}, "prompt_tokens", "completion_tokens", "wall_time"}. The visualizer reads the same
-// configuration twice; Summarize takes the outcome from it.
+// root call) and, on the call made after the iteration cap, "forced_final": true; on a code
+// block's result "error" ({"kind", "message"}, kind from package fault, also appended to
+// stderr in the reference's way), "local_types" (variable → type name, for the variables whose
+// type the engine reported) and "locals_omitted" (how many variables past MaxLocals were left
+// out).
+//
+// Locals. The reference writes the REPL's variables after the block, each value serialized
+// (primitives as JSON, anything else as its repr). rlm writes one string per variable: a short
+// rendering from the engine, capped (see Var), or "" when only the name is known.
+//
+// The question. The visualizer looks for it in the first iteration's user messages, first as
+// `original query: "…"`; rlm's first message ends with that phrase (package controller).
+//
+// The forced final answer. When the iteration cap is reached the reference logs one more
+// iteration with no code blocks whose final_answer is the response. rlm's forced call still
+// answers through code (FINAL), so that iteration is logged with its blocks, the answer they
+// recorded as final_answer (null if none), and "forced_final": true.
+//
+// The outcome. The reference has no end-of-run record, and its parser reads every line whose
+// type is not "metadata" as an iteration (a record of a new type breaks it; a second metadata
+// line replaces the configuration). So the metadata line is written once, and Writer.Finish
+// keeps the outcome beside the trace, in <trace name>.outcome.json (OutcomePath): {"type":
+// "outcome", "timestamp", "task_id", "status", "answer", "error" {"kind", "message"},
+// "prompt_tokens", "completion_tokens" (the model calls this process made), "total_tokens",
+// "api_calls" (everything charged to the task, recursive sub-runs included), "wall_time"},
+// written to a temporary file and renamed. Traces written before this carry the same object as
+// "outcome" on a second metadata line; Summarize still reads it. Package tracetest restates the
+// visualizer's reading rules so that tests check all of this.
 //
 // # Durability and secrets
 //
 // Every line is written whole with one write and fsynced before the call returns, so a crash
 // loses at most the line being written; Summarize reports such a truncated last line instead of
-// failing. Every string that reaches a line (prompts, responses, code, output, variables,
-// kwargs, keys included) goes through a redact.Redactor first.
+// failing. Every string that reaches a line or the outcome (prompts, responses, code, output,
+// variables, kwargs, keys included) goes through a redact.Redactor first.
 //
 // PromptStore keeps each sub-call's prompt and response as its own JSON file,
 // <dir>/<task>/subcalls/NNNN.json, also redacted.
