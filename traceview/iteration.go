@@ -91,8 +91,8 @@ func (m *model) block(rb rawBlock, row *iterationRow) block {
 		if c.Error != "" {
 			row.CallErrors++
 		}
-		row.SubPrompt += c.Prompt_
-		row.SubCompl += c.Completion
+		row.SubPrompt += c.PromptTokens
+		row.SubCompl += c.CompletionTokens
 		row.Cost = sumCost(row.Cost, c.Cost)
 		b.Calls = append(b.Calls, c)
 	}
@@ -102,7 +102,7 @@ func (m *model) block(rb rawBlock, row *iterationRow) block {
 func (m *model) call(rc rawCall) call {
 	c := call{Model: string(rc.RootModel), Prompt: string(rc.Prompt), Response: string(rc.Response), Error: string(rc.Error)}
 	c.Time, _ = number(rc.ExecutionTime)
-	c.Prompt_, c.Completion = integer(rc.PromptTokens), integer(rc.CompletionTokens)
+	c.PromptTokens, c.CompletionTokens = integer(rc.PromptTokens), integer(rc.CompletionTokens)
 	if us := rc.UsageSummary; us != nil {
 		in, out := 0, 0
 		for _, u := range us.Models {
@@ -111,7 +111,7 @@ func (m *model) call(rc rawCall) call {
 			c.Cost = addCost(c.Cost, u.Cost)
 		}
 		if len(rc.PromptTokens) == 0 && len(rc.CompletionTokens) == 0 {
-			c.Prompt_, c.Completion = in, out // the reference writes only the usage summary
+			c.PromptTokens, c.CompletionTokens = in, out // the reference writes only the usage summary
 		}
 		if c.Cost == nil {
 			c.Cost = addCost(nil, us.TotalCost)

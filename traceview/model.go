@@ -103,14 +103,14 @@ type block struct {
 }
 
 type call struct {
-	Model      string   `json:"model"`
-	Prompt     string   `json:"prompt"`
-	Response   string   `json:"response"`
-	Error      string   `json:"error"`
-	Prompt_    int      `json:"pt"`
-	Completion int      `json:"ct"`
-	Time       float64  `json:"time"`
-	Cost       *float64 `json:"cost"`
+	Model            string   `json:"model"`
+	Prompt           string   `json:"prompt"`
+	Response         string   `json:"response"`
+	Error            string   `json:"error"`
+	PromptTokens     int      `json:"pt"`
+	CompletionTokens int      `json:"ct"`
+	Time             float64  `json:"time"`
+	Cost             *float64 `json:"cost"`
 }
 
 // model is a whole trace, read.
