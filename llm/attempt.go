@@ -25,96 +25,111 @@ const (
 // maximum).
 const TopLogprobs = 20
 
-func (c *Client) lpKey(model string) string { return c.cfg.BaseURL + "\x00" + model }
-
-// useMaxCompletion reports whether model wants max_completion_tokens.
-func (c *Client) useMaxCompletion(model string) bool {
+// useMaxCompletion reports whether the model wants max_completion_tokens.
+func (c *Client) useMaxCompletion(m *model) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.maxCompletion[c.lpKey(model)]
+	return c.stateOf(m).maxCompletion
 }
 
-func (c *Client) setMaxCompletion(model string) {
+func (c *Client) setMaxCompletion(m *model) {
 	c.mu.Lock()
-	c.maxCompletion[c.lpKey(model)] = true
+	c.stateOf(m).maxCompletion = true
 	c.mu.Unlock()
-	c.log(slog.LevelInfo, "model "+model+" refuses max_tokens; sending max_completion_tokens from now on")
+	c.log(slog.LevelInfo, "model "+m.name+" refuses max_tokens; sending max_completion_tokens from now on")
 }
 
-func (c *Client) wantLogprobs(model string) bool {
+// wantLogprobs reports whether to ask the model for logprobs: never on an
+// Anthropic backend (the API has none), else until the model refused them
+// or sent none.
+func (c *Client) wantLogprobs(m *model) bool {
+	if m.ep.provider == ProviderAnthropic {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.lp[c.lpKey(model)]
+	s := c.stateOf(m).lp
 	return s == lpUnknown || s == lpWorks
 }
 
-func (c *Client) setLogprobs(model string, s lpState) {
+func (c *Client) setLogprobs(m *model, s lpState) {
 	c.mu.Lock()
-	old := c.lp[c.lpKey(model)]
-	c.lp[c.lpKey(model)] = s
+	st := c.stateOf(m)
+	old := st.lp
+	st.lp = s
 	c.mu.Unlock()
 	if old != s && s != lpWorks {
 		what := map[lpState]string{lpRefused: "the server refused them", lpAbsent: "the stream had none"}[s]
-		c.log(slog.LevelInfo, "logprobs off for model "+model+" at "+c.cfg.BaseURL+": "+what+"; the monitor uses its text-only detectors")
+		c.log(slog.LevelInfo, "logprobs off for model "+m.name+" at "+m.ep.baseURL+": "+what+"; the monitor uses its text-only detectors")
 	}
 }
 
-// LogprobsKnown reports what the client remembers about logprobs for model:
-// "unknown", "works", "refused" (400 when asked) or "absent" (never sent).
-func (c *Client) LogprobsKnown(model string) string {
+// LogprobsKnown reports what the client remembers about logprobs for a
+// model: "unknown", "works", "refused" (400 when asked) or "absent" (never
+// sent; always so on an Anthropic backend).
+func (c *Client) LogprobsKnown(name string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return [...]string{"unknown", "works", "refused", "absent"}[c.lp[c.lpKey(model)]]
+	m := c.res.models[name]
+	if m == nil {
+		return "unknown"
+	}
+	if m.ep.provider == ProviderAnthropic {
+		return "absent"
+	}
+	return [...]string{"unknown", "works", "refused", "absent"}[c.stateOf(m).lp]
 }
 
 // attempt makes one HTTP attempt and reports it to the Observer. It returns
 // the error category ("" on success).
-func (c *Client) attempt(ctx context.Context, req Request, tier, maxTok int) (Response, string, error) {
-	model := c.cfg.Models[tier]
-	ask := c.wantLogprobs(model)
+func (c *Client) attempt(ctx context.Context, req Request, m *model, tier, maxTok int) (Response, string, error) {
+	ask := c.wantLogprobs(m)
 	st := newStreamState(c.monitorFor(req, tier))
-	br := BackendRequest{Model: model, Messages: req.Messages, MaxTokens: maxTok, Logprobs: ask,
-		MaxCompletionTokens: c.useMaxCompletion(model)}
+	br := BackendRequest{Model: m.id, Messages: req.Messages, MaxTokens: maxTok, Logprobs: ask,
+		MaxCompletionTokens: c.useMaxCompletion(m), Sampling: c.sampling(m)}
 	if ask {
 		br.TopLogprobs = TopLogprobs
 	}
 	start := time.Now()
-	err := c.stream(ctx, br, st.add)
+	err := c.stream(ctx, m.ep, br, st.add)
 	lat := time.Since(start)
 	if err == nil {
 		err = st.end()
 	}
 	cat := ""
 	if err != nil {
-		cat = classify(err, ctx.Err(), ask, maxTok > 0 && !br.MaxCompletionTokens)
+		cat, err = classifyAttempt(err, ctx.Err(), br)
 	}
 	if ask && (err == nil || cat == catEarlyAbort) {
-		c.setLogprobs(model, map[bool]lpState{true: lpWorks, false: lpAbsent}[st.sawLogprobs])
+		c.setLogprobs(m, map[bool]lpState{true: lpWorks, false: lpAbsent}[st.sawLogprobs])
 	}
 	u := st.usage(req.Messages)
 	if err != nil && !st.started {
 		u = Usage{Source: "none"}
 	}
+	cost := costOf(m, u, st.cost)
 	c.addTokens(u.Total())
-	c.report(Call{Agent: req.Agent, Model: model, PromptTokens: u.PromptTokens,
-		CompletionTokens: u.CompletionTokens, Latency: lat, Status: status(cat), Err: errText(err)})
+	c.noteCost(m, cost)
+	c.report(Call{Agent: req.Agent, Model: m.name, Backend: m.ep.name, PromptTokens: u.PromptTokens,
+		CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, Source: u.Source, Cost: cost,
+		Latency: lat, Status: status(cat), Err: errText(err)})
 	if err != nil {
 		return Response{}, cat, err
 	}
-	return Response{Text: st.text.String(), Model: model, FinishReason: st.finish, Usage: u,
-		Latency: lat, Logprobs: st.sawLogprobs}, "", nil
+	return Response{Text: st.text.String(), Model: m.name, Backend: m.ep.name, FinishReason: st.finish, Usage: u,
+		Cost: cost, Latency: lat, Logprobs: st.sawLogprobs}, "", nil
 }
 
 // stream runs one backend stream under the idle timer: the attempt is
 // cancelled when no chunk arrives for IdleTimeout (the wait for the first
 // byte included), and the error is then an *idleError.
-func (c *Client) stream(ctx context.Context, br BackendRequest, onChunk func(Chunk) error) error {
+func (c *Client) stream(ctx context.Context, ep *endpoint, br BackendRequest, onChunk func(Chunk) error) error {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := c.cfg.IdleTimeout
 	timer := time.AfterFunc(idle, func() { cancel(&idleError{d: idle}) })
 	defer timer.Stop()
-	err := c.backend.Stream(actx, br, func(ch Chunk) error {
+	err := ep.backend.Stream(actx, br, func(ch Chunk) error {
 		timer.Reset(idle)
 		return onChunk(ch)
 	})
@@ -175,11 +190,13 @@ func (c *Client) monitorFor(req Request, tier int) *monitor.Monitor {
 type streamState struct {
 	mon         *monitor.Monitor
 	text        strings.Builder
+	reasoning   int // runes of reasoning text
 	finish      string
 	started     bool // a chunk arrived
 	sawLogprobs bool
 	lpTokens    int
 	reported    *Usage
+	cost        *float64 // reported by the server
 }
 
 func newStreamState(m *monitor.Monitor) *streamState { return &streamState{mon: m} }
@@ -190,9 +207,14 @@ func (s *streamState) add(ch Chunk) error {
 		u := *ch.Usage
 		s.reported = &u
 	}
+	if ch.Cost != nil {
+		v := *ch.Cost
+		s.cost = &v
+	}
 	if ch.FinishReason != "" {
 		s.finish = ch.FinishReason
 	}
+	s.reasoning += utf8.RuneCountInString(ch.Reasoning)
 	s.text.WriteString(ch.Text)
 	if len(ch.Logprobs) > 0 {
 		s.sawLogprobs = true
@@ -240,18 +262,25 @@ func (s *streamState) end() error {
 }
 
 // usage returns the attempt's usage: the server's usage chunk, else the
-// logprob entries counted (prompt estimated), else an estimate.
+// logprob entries counted (prompt estimated), else an estimate (reasoning
+// text included). A stream cut before its final usage (Anthropic reports the
+// prompt at the start) keeps the reported prompt and counts the completion
+// as the larger of the reported and the streamed.
 func (s *streamState) usage(msgs []Message) Usage {
-	if s.reported != nil {
-		u := *s.reported
-		u.Source = "usage"
-		return u
+	counted := Usage{PromptTokens: estimatePrompt(msgs), CompletionTokens: s.lpTokens, Source: "logprobs"}
+	if s.lpTokens == 0 {
+		counted.CompletionTokens = estimateTokens(s.text.String()) + (s.reasoning+3)/4
+		counted.Source = "estimate"
 	}
-	prompt := estimatePrompt(msgs)
-	if s.lpTokens > 0 {
-		return Usage{PromptTokens: prompt, CompletionTokens: s.lpTokens, Source: "logprobs"}
+	if s.reported == nil {
+		return counted
 	}
-	return Usage{PromptTokens: prompt, CompletionTokens: estimateTokens(s.text.String()), Source: "estimate"}
+	u := *s.reported
+	u.Source = "usage"
+	if s.finish == "" && counted.CompletionTokens > u.CompletionTokens {
+		u.CompletionTokens, u.Source = counted.CompletionTokens, counted.Source
+	}
+	return u
 }
 
 // estimateTokens is characters / 4, rounded up.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // Backend makes one streaming chat completion attempt. It does not retry:
@@ -37,6 +38,9 @@ type BackendRequest struct {
 	// Logprobs asks for logprobs with TopLogprobs alternatives per token.
 	Logprobs    bool
 	TopLogprobs int
+	// Sampling holds the optional fields to send, each only where set
+	// (MaxTokens above is the cap to send; Sampling.MaxTokens is ignored).
+	Sampling Sampling
 }
 
 // TokenLogprob is one logprob entry: a token, its natural-log probability and
@@ -47,13 +51,22 @@ type TokenLogprob struct {
 	Top     []float64
 }
 
-// Chunk is one streamed chunk, reduced to what the Client needs.
+// Chunk is one streamed chunk, reduced to what the Client needs. A chunk
+// with nothing set (an Anthropic ping) still shows the stream is alive.
 type Chunk struct {
-	Text         string
+	Text string
+	// Reasoning is thinking text (Anthropic's thinking blocks, the
+	// reasoning_content or reasoning deltas of vLLM, llama.cpp, DeepSeek and
+	// OpenRouter): kept out of the answer, counted in an estimated usage.
+	Reasoning    string
 	Logprobs     []TokenLogprob // the chunk's logprob entries, if any
 	FinishReason string
-	// Usage is set by the usage chunk (stream_options.include_usage).
+	// Usage is set by the usage chunk (stream_options.include_usage) or by
+	// Anthropic's message_start and message_delta (cumulative).
 	Usage *Usage
+	// Cost is the attempt's cost in US dollars when the server reports it
+	// (OpenRouter's usage.cost).
+	Cost *float64
 }
 
 // APIError is an HTTP error answer from the backend.
@@ -94,11 +107,25 @@ type openAIBackend struct {
 // openai-go client is built without reading the environment and with its own
 // retries off; connectTimeout bounds TCP connect and TLS handshake.
 func NewOpenAIBackend(baseURL, apiKey string, connectTimeout time.Duration) Backend {
-	if connectTimeout <= 0 {
-		connectTimeout = 30 * time.Second
-	}
 	if !strings.HasSuffix(baseURL, "/") {
 		baseURL += "/"
+	}
+	svc := openai.NewChatCompletionService(
+		option.WithBaseURL(baseURL),
+		option.WithAPIKey(apiKey),
+		option.WithHTTPClient(httpClient(connectTimeout)),
+		option.WithMaxRetries(0),
+	)
+	return &openAIBackend{svc: svc, now: time.Now}
+}
+
+// httpClient is the HTTP client of a backend: connectTimeout (0 = 30 s)
+// bounds TCP connect and TLS handshake; the proxy comes from the
+// environment; there is no overall timeout (the Client's idle timer and the
+// caller's context bound a stream).
+func httpClient(connectTimeout time.Duration) *http.Client {
+	if connectTimeout <= 0 {
+		connectTimeout = 30 * time.Second
 	}
 	d := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
@@ -109,13 +136,7 @@ func NewOpenAIBackend(baseURL, apiKey string, connectTimeout time.Duration) Back
 		MaxIdleConns:        16,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	svc := openai.NewChatCompletionService(
-		option.WithBaseURL(baseURL),
-		option.WithAPIKey(apiKey),
-		option.WithHTTPClient(&http.Client{Transport: tr}),
-		option.WithMaxRetries(0),
-	)
-	return &openAIBackend{svc: svc, now: time.Now}
+	return &http.Client{Transport: tr}
 }
 
 func (b *openAIBackend) params(req BackendRequest) openai.ChatCompletionNewParams {
@@ -146,7 +167,27 @@ func (b *openAIBackend) params(req BackendRequest) openai.ChatCompletionNewParam
 			p.TopLogprobs = openai.Int(int64(req.TopLogprobs))
 		}
 	}
+	setSampling(&p, req.Sampling)
 	return p
+}
+
+// setSampling adds the optional fields that are set.
+func setSampling(p *openai.ChatCompletionNewParams, s Sampling) {
+	if s.Temperature != nil {
+		p.Temperature = openai.Float(*s.Temperature)
+	}
+	if s.TopP != nil {
+		p.TopP = openai.Float(*s.TopP)
+	}
+	if s.Seed != nil {
+		p.Seed = openai.Int(*s.Seed)
+	}
+	if s.ReasoningEffort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(s.ReasoningEffort)
+	}
+	if len(s.Extra) > 0 {
+		p.SetExtraFields(s.Extra)
+	}
 }
 
 // Stream implements Backend.
@@ -212,6 +253,25 @@ func parseErrorBody(body []byte) (typ, code, msg string) {
 	return typ, code, msg
 }
 
+// extraFloat reads a JSON number (OpenRouter's usage.cost); nil when absent
+// or not a number.
+func extraFloat(raw string) *float64 {
+	var v float64
+	if raw == "" || json.Unmarshal([]byte(raw), &v) != nil {
+		return nil
+	}
+	return &v
+}
+
+// extraString reads a JSON string; "" when absent or not a string.
+func extraString(raw string) string {
+	var v string
+	if raw == "" || json.Unmarshal([]byte(raw), &v) != nil {
+		return ""
+	}
+	return v
+}
+
 func rawString(r json.RawMessage) string {
 	if len(r) == 0 || string(r) == "null" {
 		return ""
@@ -248,14 +308,19 @@ func convertChunk(c openai.ChatCompletionChunk) Chunk {
 		out.Usage = &Usage{
 			PromptTokens:     int(c.Usage.PromptTokens),
 			CompletionTokens: int(c.Usage.CompletionTokens),
+			CachedTokens:     int(c.Usage.PromptTokensDetails.CachedTokens),
 			Source:           "usage",
 		}
+		out.Cost = extraFloat(c.Usage.JSON.ExtraFields["cost"].Raw())
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
 		}
 		out.Text += ch.Delta.Content
+		for _, k := range []string{"reasoning_content", "reasoning"} {
+			out.Reasoning += extraString(ch.Delta.JSON.ExtraFields[k].Raw())
+		}
 		if ch.FinishReason != "" {
 			out.FinishReason = ch.FinishReason
 		}

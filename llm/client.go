@@ -9,41 +9,62 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/redact"
 )
 
 // Client makes model calls under one task's budgets, breaker and quota
 // state. It is safe for concurrent use.
 type Client struct {
-	cfg     Config
-	backend Backend
+	cfg Config
+	res *resolved
+	red func(string) string
 
 	mu       sync.Mutex
 	spent    Spent
-	errTimes []time.Time          // API errors inside the breaker window
-	tripped  *fault.Error         // the open breaker, once tripped
-	lp       map[string]lpState   // per base URL and model
-	base     map[string][]float64 // per agent: first latencies, in seconds
-	quota    *pause               // non-nil while calls are paused on quota
-	quotaGen int                  // pauses ended with the quota back
-	// maxCompletion marks models that refuse max_tokens.
-	maxCompletion map[string]bool
+	errTimes []time.Time            // API errors inside the breaker window
+	tripped  *fault.Error           // the open breaker, once tripped
+	state    map[string]*modelState // per model name
+	base     map[string][]float64   // per agent: first latencies, in seconds
+	quota    map[string]*pause      // per backend: non-nil while its calls are paused on quota
+	quotaGen map[string]int         // per backend: pauses ended with the quota back
 }
 
-// New returns a Client for cfg. It fails when cfg.Models is empty.
+// modelState is what the client has learnt about a model.
+type modelState struct {
+	lp            lpState
+	maxCompletion bool            // refuses max_tokens: send max_completion_tokens
+	dropped       map[string]bool // optional fields it refused
+	outCap        int             // the server's stated max_tokens maximum; 0 = none
+	costUnknown   bool            // answered without price nor cost under a dollar budget
+}
+
+// stateOf returns the model's state (c.mu held).
+func (c *Client) stateOf(m *model) *modelState {
+	st := c.state[m.name]
+	if st == nil {
+		st = &modelState{dropped: map[string]bool{}}
+		c.state[m.name] = st
+	}
+	return st
+}
+
+// New returns a Client for cfg. It fails with a fault.Schema error naming
+// the setting when cfg is not usable: no root ladder, an empty model name,
+// an unknown backend or provider, a setting out of range (see Sampling,
+// Price), a negative MaxCost.
 func New(cfg Config) (*Client, error) {
-	if len(cfg.Models) == 0 {
-		return nil, configError("llm: no model configured; set RLM_MODEL (a model name or a comma-separated ladder)")
-	}
-	for i, m := range cfg.Models {
-		if m == "" {
-			return nil, configError("llm: model %d of the ladder is empty; list model names separated by commas", i)
-		}
-	}
+	custom := cfg.Redactor != nil
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, backend: cfg.Backend, spent: cfg.Spent,
-		lp: map[string]lpState{}, base: map[string][]float64{}, maxCompletion: map[string]bool{}}
-	if c.backend == nil {
-		c.backend = NewOpenAIBackend(cfg.BaseURL, cfg.APIKey, cfg.ConnectTimeout)
+	res, err := resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, res: res, spent: cfg.Spent, state: map[string]*modelState{},
+		base: map[string][]float64{}, quota: map[string]*pause{}, quotaGen: map[string]int{}}
+	c.red = cfg.Redactor.String
+	if custom { // the caller's redactor may not know every backend's key
+		own := redact.New(cfg.Keys()...)
+		c.red = func(s string) string { return own.String(cfg.Redactor.String(s)) }
 	}
 	return c, nil
 }
@@ -62,30 +83,39 @@ func (c *Client) Charge(s Spent) {
 	defer c.mu.Unlock()
 	c.spent.Calls += max(s.Calls, 0)
 	c.spent.Tokens += max(s.Tokens, 0)
+	c.spent.Cost = c.spent.Cost.Add(Cost{USD: max(s.Cost.USD, 0), Unknown: max(s.Cost.Unknown, 0)})
 }
 
-// Remaining is what is left of the budgets: calls and tokens (never negative).
+// Remaining is what is left of the budgets: calls, tokens and, under a
+// dollar budget (MaxCost > 0), dollars in Cost.USD; never negative.
 func (c *Client) Remaining() Spent {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Spent{Calls: max(c.cfg.MaxCalls-c.spent.Calls, 0), Tokens: max(c.cfg.MaxTokens-c.spent.Tokens, 0)}
+	left := Spent{Calls: max(c.cfg.MaxCalls-c.spent.Calls, 0), Tokens: max(c.cfg.MaxTokens-c.spent.Tokens, 0)}
+	if c.cfg.MaxCost > 0 {
+		left.Cost.USD = max(c.cfg.MaxCost-c.spent.Cost.USD, 0)
+	}
+	return left
 }
 
-// Models returns the escalation ladder.
-func (c *Client) Models() []string { return append([]string(nil), c.cfg.Models...) }
+// Models returns the root escalation ladder.
+func (c *Client) Models() []string { return names(c.res.ladders[Root]) }
 
-// Complete answers req, starting at model req.Tier and escalating to the next
-// model of the ladder each time the monitor aborts a generation. Errors are
-// *fault.Error; see the package documentation for the kinds.
+// Complete answers req, starting at the request's model or tier of its
+// ladder and escalating to the next model of the ladder each time the
+// monitor aborts a generation. Errors are *fault.Error; see the package
+// documentation for the kinds.
 func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	if len(req.Messages) == 0 {
 		return Response{}, configError("llm: request from agent %q has no messages; send at least one user message", req.Agent)
 	}
-	models := c.cfg.Models
-	tier := min(max(req.Tier, 0), len(models)-1)
+	models, tier, err := c.route(req)
+	if err != nil {
+		return Response{}, err
+	}
 	var esc []string
 	for t := tier; t < len(models); t++ {
-		resp, ab, err := c.runModel(ctx, req, t)
+		resp, ab, err := c.runModel(ctx, req, models[t], t)
 		if err == nil {
 			resp.Escalations = esc
 			c.checkSlow(req.Agent, resp.Model, resp.Latency)
@@ -95,28 +125,27 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			return Response{Escalations: esc}, err
 		}
 		if t+1 == len(models) {
-			return Response{Escalations: esc}, faultFor(failure{cat: catEarlyAbort, model: models[t],
+			return Response{Escalations: esc}, faultFor(failure{cat: catEarlyAbort, model: models[t].name,
 				agent: req.Agent, attempts: 1, err: ab}, c.red)
 		}
-		esc = append(esc, models[t]+": "+ab.reason)
+		esc = append(esc, models[t].name+": "+ab.reason)
 		c.log(slog.LevelWarn, fmt.Sprintf("[agent:%s] early abort on %s (%s); escalating to %s",
-			req.Agent, models[t], ab.detail, models[t+1]))
+			req.Agent, models[t].name, ab.detail, models[t+1].name))
 	}
 	panic("unreachable")
 }
 
 // runModel answers req with one model, retrying transient failures. It
 // returns the monitor's abort separately so that Complete can escalate.
-func (c *Client) runModel(ctx context.Context, req Request, tier int) (Response, *abortError, error) {
-	model := c.cfg.Models[tier]
+func (c *Client) runModel(ctx context.Context, req Request, m *model, tier int) (Response, *abortError, error) {
 	attempts, transient := 0, 0
 	for {
-		maxTok, err := c.admit(ctx, req)
+		maxTok, err := c.admit(ctx, req, m)
 		if err != nil {
 			return Response{}, nil, err
 		}
-		gen := c.quotaGeneration()
-		resp, cat, err := c.attempt(ctx, req, tier, maxTok)
+		gen := c.quotaGeneration(m.ep)
+		resp, cat, err := c.attempt(ctx, req, m, tier, maxTok)
 		attempts++
 		if err == nil {
 			resp.Attempts = attempts
@@ -129,26 +158,30 @@ func (c *Client) runModel(ctx context.Context, req Request, tier int) (Response,
 		if tripped := c.noteError(cat, err); tripped != nil {
 			return Response{}, nil, tripped
 		}
+		var rf *refusedError
 		switch {
 		case cat == catLogprobs:
-			c.setLogprobs(model, lpRefused)
+			c.setLogprobs(m, lpRefused)
 			continue
 		case cat == catMaxParam:
-			c.setMaxCompletion(model)
+			c.setMaxCompletion(m)
+			continue
+		case errors.As(err, &rf):
+			c.refuse(m, rf)
 			continue
 		case cat == catQuota:
-			if err := c.quotaPause(ctx, req.Agent, model, c.red(err.Error()), gen); err != nil {
+			if err := c.quotaPause(ctx, req.Agent, m, c.red(err.Error()), gen); err != nil {
 				return Response{}, nil, err
 			}
 			continue
 		case retryable(cat) && transient+1 < c.cfg.MaxAttempts:
 			transient++
-			if err := c.backoff(ctx, req.Agent, model, transient, err); err != nil {
+			if err := c.backoff(ctx, req.Agent, m.name, transient, err); err != nil {
 				return Response{}, nil, err
 			}
 			continue
 		}
-		return Response{}, nil, faultFor(failure{cat: cat, model: model, agent: req.Agent,
+		return Response{}, nil, faultFor(failure{cat: cat, model: m.name, agent: req.Agent,
 			attempts: attempts, err: err, ctxErr: ctx.Err()}, c.red)
 	}
 }
@@ -177,12 +210,15 @@ func (c *Client) backoffDelay(n int, err error) time.Duration {
 }
 
 // admit checks the breaker and the budgets before an attempt and reserves
-// the call. It returns the completion cap for the attempt: the request's
-// MaxTokens lowered to what is left of the token budget (no cap is sent when
-// the request has none: a large max_tokens is refused by servers whose
-// context is smaller, with an error that reads like a context overflow).
-func (c *Client) admit(ctx context.Context, req Request) (int, error) {
-	if err := c.waitQuota(ctx); err != nil {
+// the call. It returns the completion cap for the attempt (0 = none sent):
+// the smallest of the request's MaxTokens, the model's max_tokens and the
+// server's stated maximum (Anthropic: DefaultAnthropicMaxTokens when none
+// is set), lowered to what is left of the token and dollar budgets. No cap
+// is sent to an OpenAI-compatible server when none is set: a large
+// max_tokens is refused by servers whose context is smaller, with an error
+// that reads like a context overflow.
+func (c *Client) admit(ctx context.Context, req Request, m *model) (int, error) {
+	if err := c.waitQuota(ctx, m.ep); err != nil {
 		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -201,11 +237,30 @@ func (c *Client) admit(ctx context.Context, req Request) (int, error) {
 	if left < 1 {
 		return 0, budgetTokensError(c.spent.Tokens, need+1, c.cfg.MaxTokens)
 	}
-	c.spent.Calls++
-	if req.MaxTokens > 0 {
-		return min(req.MaxTokens, left), nil
+	want := capOf(req.MaxTokens, m.set.MaxTokens, c.stateOf(m).outCap)
+	if want == 0 && m.ep.provider == ProviderAnthropic {
+		want = capOf(DefaultAnthropicMaxTokens, c.stateOf(m).outCap)
 	}
-	return 0, nil
+	if want > 0 {
+		want = min(want, left)
+	}
+	want, err := c.admitCost(m, need, want)
+	if err != nil {
+		return 0, err
+	}
+	c.spent.Calls++
+	return want, nil
+}
+
+// capOf is the smallest positive cap (0 = none).
+func capOf(caps ...int) int {
+	out := 0
+	for _, v := range caps {
+		if v > 0 && (out == 0 || v < out) {
+			out = v
+		}
+	}
+	return out
 }
 
 // noteError records an API error for the breaker and returns the breaker's
@@ -233,9 +288,6 @@ func (c *Client) noteError(cat string, err error) *fault.Error {
 	}
 	return nil
 }
-
-// red redacts s.
-func (c *Client) red(s string) string { return c.cfg.Redactor.String(s) }
 
 // log writes a redacted line.
 func (c *Client) log(level slog.Level, msg string) {

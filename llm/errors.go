@@ -15,20 +15,21 @@ import (
 // This file is the one place that classifies backend failures and maps them
 // to fault kinds; doc.go has the table.
 const (
-	catRateLimit   = "rate_limit"       // 429 other than insufficient_quota: retried
-	catServer      = "server"           // 5xx: retried
-	catTransport   = "transport"        // reset, refused, EOF, dropped or broken stream: retried
-	catConnect     = "connect_timeout"  // dial or TLS timeout: retried
-	catIdle        = "idle_timeout"     // no chunk for IdleTimeout: retried
-	catQuota       = "quota"            // 429 insufficient_quota: pause and probe
-	catContext     = "context_length"   // prompt too long: never retried
-	catLogprobs    = "logprobs_refused" // 400 about logprobs: retried once without
-	catMaxParam    = "max_tokens_param" // 400 "use max_completion_tokens": retried once with it
-	catBadRequest  = "bad_request"      // other 4xx: never retried
-	catEarlyAbort  = "early_abort"      // the monitor stopped the stream
-	catCanceled    = "canceled"         // the caller's context ended
-	errDropped     = dropError("stream ended without a finish reason (connection dropped)")
-	idleCauseLabel = "idle timeout"
+	catRateLimit    = "rate_limit"       // 429 other than insufficient_quota: retried
+	catServer       = "server"           // 5xx: retried
+	catTransport    = "transport"        // reset, refused, EOF, dropped or broken stream: retried
+	catConnect      = "connect_timeout"  // dial or TLS timeout: retried
+	catIdle         = "idle_timeout"     // no chunk for IdleTimeout: retried
+	catQuota        = "quota"            // 429 insufficient_quota: pause and probe
+	catContext      = "context_length"   // prompt too long: never retried
+	catLogprobs     = "logprobs_refused" // 400 about logprobs: retried once without
+	catMaxParam     = "max_tokens_param" // 400 "use max_completion_tokens": retried once with it
+	catParamRefused = "param_refused"    // 400 naming an optional field sent: retried once without it
+	catBadRequest   = "bad_request"      // other 4xx: never retried
+	catEarlyAbort   = "early_abort"      // the monitor stopped the stream
+	catCanceled     = "canceled"         // the caller's context ended
+	errDropped      = dropError("stream ended without a finish reason (connection dropped)")
+	idleCauseLabel  = "idle timeout"
 )
 
 type dropError string
@@ -60,7 +61,7 @@ func retryable(cat string) bool {
 // for the circuit breaker. Quota (paused, not failing), early aborts and the
 // caller's own cancellation are not.
 func countsForBreaker(cat string) bool {
-	return cat != catQuota && cat != catEarlyAbort && cat != catCanceled && cat != catLogprobs && cat != catMaxParam
+	return cat != catQuota && cat != catEarlyAbort && cat != catCanceled && cat != catLogprobs && cat != catMaxParam && cat != catParamRefused
 }
 
 // classify returns the category of an attempt's error. ctxErr is the caller's
@@ -90,13 +91,13 @@ func classify(err error, ctxErr error, askedLogprobs bool, sentMaxTokens bool) s
 func classifyAPI(e *APIError, askedLogprobs, sentMaxTokens bool) string {
 	text := strings.ToLower(e.Type + " " + e.Code + " " + e.Message)
 	switch {
-	case strings.Contains(text, "insufficient_quota"):
+	case isQuota(e.Status, text):
 		return catQuota
 	case e.Status == 429:
 		return catRateLimit
 	case e.Status >= 500 || e.Status == 408:
 		return catServer
-	case e.Code == "context_length_exceeded" || mentionsContextLength(text):
+	case e.Code == "context_length_exceeded" || e.Status == 413 || mentionsContextLength(text):
 		return catContext
 	case askedLogprobs && e.Status == 400 && strings.Contains(text, "logprob"):
 		return catLogprobs
@@ -106,8 +107,24 @@ func classifyAPI(e *APIError, askedLogprobs, sentMaxTokens bool) string {
 	return catBadRequest
 }
 
+// isQuota reports a spent quota or credit: OpenAI's insufficient_quota,
+// HTTP 402 (OpenRouter's "Insufficient credits", Anthropic's billing_error),
+// and Anthropic's 400 "Your credit balance is too low" and spend-limit
+// answers.
+func isQuota(status int, lower string) bool {
+	if status == 402 {
+		return true
+	}
+	for _, s := range []string{"insufficient_quota", "billing_error", "credit balance is too low", "insufficient credits", "spend limit", "specified api usage limits"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func mentionsContextLength(lower string) bool {
-	for _, s := range []string{"context_length_exceeded", "context length", "maximum context", "context window", "context size", "too many tokens", "exceeds the context"} {
+	for _, s := range []string{"context_length_exceeded", "context length", "maximum context", "context window", "context size", "too many tokens", "exceeds the context", "prompt is too long", "exceed context limit"} {
 		if strings.Contains(lower, s) {
 			return true
 		}
@@ -155,7 +172,7 @@ func faultFor(f failure, red func(string) string) *fault.Error {
 	case catContext:
 		msg = red(who + ": the prompt does not fit the model's context window; split the prompt: send a smaller slice or fewer chunks per call")
 		return &fault.Error{Kind: fault.Limit, Msg: msg, Err: contextLengthCause(cause)}
-	case catBadRequest, catLogprobs, catMaxParam:
+	case catBadRequest, catLogprobs, catMaxParam, catParamRefused:
 		k, msg = fault.Format, fmt.Sprintf("%s rejected the request (%s); this is not retried: check the model name, API key and request options", who, cause)
 	case catRateLimit:
 		k, msg = fault.Limit, fmt.Sprintf("%s: still rate-limited after %d attempts (%s); lower the concurrency or raise the rate limit", who, f.attempts, cause)

@@ -69,7 +69,7 @@ var long = strings.Repeat("word ", 200) // about 254 tokens estimated
 var budgetTab = []budgetCase{
 	{name: "call budget", edit: func(c *llm.Config) { c.MaxCalls = 2 },
 		replies: []llmtest.Reply{{Text: "a", PromptTokens: 5, Times: -1}}, prompts: []string{"1", "2", "3"},
-		wantOK: 2, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2, Tokens: 12}},
+		wantOK: 2, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2, Tokens: 12, Cost: llm.Cost{Unknown: 2}}},
 	{name: "resumed task already spent", edit: func(c *llm.Config) { c.Spent = llm.Spent{Calls: 80, Tokens: 10} },
 		replies: []llmtest.Reply{{Text: "a"}}, prompts: []string{"1"},
 		wantOK: 0, wantMsg: "budget: 80 of 80 API calls used", wantReqs: 0, wantSpent: llm.Spent{Calls: 80, Tokens: 10}},
@@ -81,7 +81,7 @@ var budgetTab = []budgetCase{
 		wantOK: 0, wantMsg: "budget: 0 of 100 tokens used", wantReqs: 0},
 	{name: "tokens added after", edit: func(c *llm.Config) { c.MaxTokens = 56 },
 		replies: []llmtest.Reply{{Text: "x y z", PromptTokens: 50, Times: -1}}, prompts: []string{"1", "2"},
-		wantOK: 1, wantMsg: "budget: 53 of 56 tokens used", wantReqs: 1, wantSpent: llm.Spent{Calls: 1, Tokens: 53}},
+		wantOK: 1, wantMsg: "budget: 53 of 56 tokens used", wantReqs: 1, wantSpent: llm.Spent{Calls: 1, Tokens: 53, Cost: llm.Cost{Unknown: 1}}},
 }
 
 // TestBudgets: calls and tokens are checked before each attempt (refused
@@ -155,7 +155,7 @@ func TestConcurrentCalls(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5}); got != want {
+	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5, Cost: llm.Cost{Unknown: 8}}); got != want {
 		t.Errorf("spent = %+v, want %+v", got, want)
 	}
 }
