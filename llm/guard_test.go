@@ -14,7 +14,9 @@ import (
 
 // TestBreaker: 5 API errors within 60 s open the breaker for every later
 // call; errors spread over more than the window do not.
-func TestBreaker(t *testing.T) {
+func TestBreaker(t *testing.T) { forProviders(t, testBreaker) }
+
+func testBreaker(t *testing.T, p llm.Provider) {
 	tests := []struct {
 		name     string
 		edit     func(*llm.Config)
@@ -28,7 +30,7 @@ func TestBreaker(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, tc.edit, llmtest.Reply{Kind: llmtest.ServerError, Times: -1})
+			h := newHarnessFor(t, p, tc.edit, llmtest.Reply{Kind: llmtest.ServerError, Times: -1})
 			_, err := h.complete(ask("hello"))
 			if fault.KindOf(err) != tc.wantKind || !strings.HasPrefix(err.Error(), tc.wantMsg) && !strings.Contains(err.Error(), tc.wantMsg) {
 				t.Fatalf("err = %v (%s), want %s containing %q", err, fault.KindOf(err), tc.wantKind, tc.wantMsg)
@@ -86,10 +88,12 @@ var budgetTab = []budgetCase{
 
 // TestBudgets: calls and tokens are checked before each attempt (refused
 // without a request) and after it (tokens added).
-func TestBudgets(t *testing.T) {
+func TestBudgets(t *testing.T) { forProviders(t, testBudgets) }
+
+func testBudgets(t *testing.T, p llm.Provider) {
 	for _, tc := range budgetTab {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, tc.edit, tc.replies...)
+			h := newHarnessFor(t, p, tc.edit, tc.replies...)
 			okN, lastErr := 0, error(nil)
 			for _, p := range tc.prompts {
 				if _, err := h.complete(ask(p)); err != nil {
@@ -122,9 +126,12 @@ func TestBudgets(t *testing.T) {
 }
 
 // TestMaxTokensCappedByBudget: a request's max_tokens is lowered to what
-// is left of the token budget; without MaxTokens none is sent.
-func TestMaxTokensCappedByBudget(t *testing.T) {
-	h := newHarness(t, func(c *llm.Config) { c.MaxTokens = 100 }, llmtest.Reply{Text: "a", Times: -1})
+// is left of the token budget; without MaxTokens none is sent to an
+// OpenAI-compatible server, and Anthropic's default, lowered, to Anthropic.
+func TestMaxTokensCappedByBudget(t *testing.T) { forProviders(t, testMaxTokensCappedByBudget) }
+
+func testMaxTokensCappedByBudget(t *testing.T, p llm.Provider) {
+	h := newHarnessFor(t, p, func(c *llm.Config) { c.MaxTokens = 100 }, llmtest.Reply{Text: "a", Times: -1})
 	req := ask("hi") // 1 + 4 framing tokens estimated
 	req.MaxTokens = 1000
 	if _, err := h.complete(req); err != nil {
@@ -137,15 +144,19 @@ func TestMaxTokensCappedByBudget(t *testing.T) {
 	if got, want := rs[0].MaxTokens, 95; got != want {
 		t.Errorf("max_tokens = %d, want %d (budget 100 − 5 prompt)", got, want)
 	}
-	if rs[1].MaxTokens != 0 {
-		t.Errorf("max_tokens = %d without a request cap, want none", rs[1].MaxTokens)
+	// Second call: 100 − 2 spent (1 prompt + 1 completion) − 5 estimated.
+	want := map[llm.Provider]int{llm.ProviderOpenAI: 0, llm.ProviderAnthropic: 93}[p]
+	if rs[1].MaxTokens != want {
+		t.Errorf("max_tokens = %d without a request cap, want %d", rs[1].MaxTokens, want)
 	}
 }
 
 // TestConcurrentCalls: Complete is safe for concurrent use and the
 // counters stay exact.
-func TestConcurrentCalls(t *testing.T) {
-	h := newHarness(t, nil, llmtest.Reply{Text: "a b", PromptTokens: 3, Times: -1})
+func TestConcurrentCalls(t *testing.T) { forProviders(t, testConcurrentCalls) }
+
+func testConcurrentCalls(t *testing.T, p llm.Provider) {
+	h := newHarnessFor(t, p, nil, llmtest.Reply{Text: "a b", PromptTokens: 3, Times: -1})
 	done := make(chan error)
 	for range 8 {
 		go func() { _, err := h.c.Complete(context.Background(), ask("x")); done <- err }()

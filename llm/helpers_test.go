@@ -13,9 +13,15 @@ import (
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 )
 
-// testKey is a fake API key shaped like a real one, so that both the known
-// value and the curated pattern would catch it.
-const testKey = "sk-proj-TESTKEY0123456789abcdefXYZ"
+// testKey and anthropicKey are fake API keys shaped like real ones, so that
+// both the known value and the curated pattern would catch them.
+const (
+	testKey      = "sk-proj-TESTKEY0123456789abcdefXYZ"
+	anthropicKey = "sk-ant-api03-ANTKEY0123456789abcdefghijklmnopqrstuvwxyzABCDEF-0123456789AA"
+)
+
+// providers are the two APIs the harness can run a test against.
+var providers = []llm.Provider{llm.ProviderOpenAI, llm.ProviderAnthropic}
 
 // fakeClock is an injected Sleep and Now: sleeping advances the clock
 // at once and records the wait.
@@ -77,6 +83,7 @@ func (s *syncBuffer) String() string {
 // and a recording observer.
 type harness struct {
 	srv   *llmtest.Server
+	key   string // the API key the client sends
 	c     *llm.Client
 	clock *fakeClock
 	log   *syncBuffer
@@ -98,14 +105,21 @@ func (h *harness) statuses() []string {
 	return out
 }
 
-// newHarness starts a server with replies and a client with the test's
-// config changes applied.
+// newHarness starts an OpenAI-compatible server with replies and a client
+// with the test's config changes applied.
 func newHarness(t *testing.T, edit func(*llm.Config), replies ...llmtest.Reply) *harness {
 	t.Helper()
-	h := &harness{srv: llmtest.New(replies...), clock: newClock(), log: &syncBuffer{}}
+	return newHarnessFor(t, llm.ProviderOpenAI, edit, replies...)
+}
+
+// newHarnessFor is newHarness against the fake server of provider p.
+func newHarnessFor(t *testing.T, p llm.Provider, edit func(*llm.Config), replies ...llmtest.Reply) *harness {
+	t.Helper()
+	h := &harness{clock: newClock(), log: &syncBuffer{}}
+	h.srv, h.key = fakeFor(p, replies...)
 	t.Cleanup(h.srv.Close)
 	cfg := llm.Config{
-		BaseURL: h.srv.URL(), APIKey: testKey, Models: []string{"small", "large"},
+		Provider: p, BaseURL: h.srv.URL(), APIKey: h.key, Models: []string{"small", "large"},
 		Sleep: h.clock.Sleep, Now: h.clock.Now,
 		Log:      slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Observer: func(c llm.Call) { h.mu.Lock(); h.calls = append(h.calls, c); h.mu.Unlock() },
@@ -119,6 +133,22 @@ func newHarness(t *testing.T, edit func(*llm.Config), replies ...llmtest.Reply) 
 	}
 	h.c = c
 	return h
+}
+
+// fakeFor starts the fake server of provider p and returns it with the key
+// a client of it uses.
+func fakeFor(p llm.Provider, replies ...llmtest.Reply) (*llmtest.Server, string) {
+	if p == llm.ProviderAnthropic {
+		return llmtest.NewAnthropic(replies...), anthropicKey
+	}
+	return llmtest.New(replies...), testKey
+}
+
+// forProviders runs f as a subtest per provider.
+func forProviders(t *testing.T, f func(t *testing.T, p llm.Provider)) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) { f(t, p) })
+	}
 }
 
 func ask(text string) llm.Request {

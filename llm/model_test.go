@@ -20,6 +20,7 @@ type escCase struct {
 	wantEsc   string
 	wantStat  string
 	wantReqs  string // models requested, in order
+	only      llm.Provider
 }
 
 var three = func(c *llm.Config) { c.Models = []string{"small", "medium", "large"} }
@@ -27,13 +28,13 @@ var three = func(c *llm.Config) { c.Models = []string{"small", "medium", "large"
 var escTab = []escCase{
 	{name: "loop escalates", replies: []llmtest.Reply{{Kind: llmtest.Loop, Model: "small"}, {Text: "Fine.", Model: "large"}},
 		wantModel: "large", wantEsc: "small: loop", wantStat: "early_abort,ok", wantReqs: "small,large"},
-	{name: "confusion escalates", replies: []llmtest.Reply{{Kind: llmtest.Confused, Model: "small"}, {Text: "Fine.", Model: "large"}},
+	{name: "confusion escalates", only: llm.ProviderOpenAI, replies: []llmtest.Reply{{Kind: llmtest.Confused, Model: "small"}, {Text: "Fine.", Model: "large"}},
 		wantModel: "large", wantEsc: "small: high_entropy", wantStat: "early_abort,ok", wantReqs: "small,large"},
 	{name: "loop without logprobs escalates", replies: []llmtest.Reply{{Kind: llmtest.Loop, Model: "small", NoLogprobs: true, Text: "Let me look at the whole file once more before I answer the question. "}, {Text: "Fine.", Model: "large"}},
 		wantModel: "large", wantEsc: "small: loop", wantStat: "early_abort,ok", wantReqs: "small,large"},
-	{name: "vLLM repetition stop escalates", replies: []llmtest.Reply{{Kind: llmtest.Repetition, Model: "small", Text: "and and and"}, {Text: "Fine.", Model: "large"}},
+	{name: "vLLM repetition stop escalates", only: llm.ProviderOpenAI, replies: []llmtest.Reply{{Kind: llmtest.Repetition, Model: "small", Text: "and and and"}, {Text: "Fine.", Model: "large"}},
 		wantModel: "large", wantEsc: "small: backend_repetition", wantStat: "early_abort,ok", wantReqs: "small,large"},
-	{name: "two aborts climb two tiers", edit: three,
+	{name: "two aborts climb two tiers", edit: three, only: llm.ProviderOpenAI,
 		replies:   []llmtest.Reply{{Kind: llmtest.Loop, Model: "small"}, {Kind: llmtest.Confused, Model: "medium"}, {Text: "Fine.", Model: "large"}},
 		wantModel: "large", wantEsc: "small: loop,medium: high_entropy", wantStat: "early_abort,early_abort,ok", wantReqs: "small,medium,large"},
 	{name: "Tier starts higher", tier: 1, replies: []llmtest.Reply{{Text: "Fine.", Model: "large"}},
@@ -48,15 +49,20 @@ var escTab = []escCase{
 }
 
 // TestEscalation: an early abort cancels the stream at once (no retry) and
-// the same request goes to the next model of the ladder.
+// the same request goes to the next model of the ladder. On Anthropic (no
+// logprobs) the monitor's text-only detectors do it.
 func TestEscalation(t *testing.T) {
-	for _, tc := range escTab {
-		t.Run(tc.name, func(t *testing.T) { checkEscalation(t, tc) })
-	}
+	forProviders(t, func(t *testing.T, p llm.Provider) {
+		for _, tc := range escTab {
+			if tc.only == "" || tc.only == p {
+				t.Run(tc.name, func(t *testing.T) { checkEscalation(t, p, tc) })
+			}
+		}
+	})
 }
 
-func checkEscalation(t *testing.T, tc escCase) {
-	h := newHarness(t, tc.edit, tc.replies...)
+func checkEscalation(t *testing.T, p llm.Provider, tc escCase) {
+	h := newHarnessFor(t, p, tc.edit, tc.replies...)
 	req := ask("hello")
 	req.Tier = tc.tier
 	resp, err := h.complete(req)
@@ -139,6 +145,19 @@ func TestLogprobFallback(t *testing.T) {
 			t.Errorf("LogprobsKnown = %q, want absent", got)
 		}
 	})
+	t.Run("Anthropic has none and is never asked", func(t *testing.T) {
+		h := newHarnessFor(t, llm.ProviderAnthropic, nil, llmtest.Reply{Text: "Fine.", Times: -1})
+		resp, err := h.complete(ask("hi"))
+		if err != nil || resp.Logprobs {
+			t.Fatalf("resp %+v err %v", resp, err)
+		}
+		if r := h.srv.Requests()[0]; r.Has("logprobs") || r.Has("top_logprobs") || r.Has("stream_options") || !r.Stream {
+			t.Errorf("request fields %s: want a stream without logprobs or stream_options", r.Body)
+		}
+		if got := h.c.LogprobsKnown("small"); got != "absent" {
+			t.Errorf("LogprobsKnown = %q, want absent", got)
+		}
+	})
 	t.Run("works", func(t *testing.T) {
 		h := newHarness(t, nil, llmtest.Reply{Text: "Fine.", Times: -1})
 		resp, err := h.complete(ask("hi"))
@@ -187,16 +206,31 @@ func TestUsageSources(t *testing.T) {
 		{"usage chunk (vLLM)", llmtest.Reply{Text: text, PromptTokens: 17, Dialect: llmtest.VLLM}, llm.Usage{PromptTokens: 17, CompletionTokens: 8, Source: "usage"}},
 		{"logprob entries", llmtest.Reply{Text: text, NoUsage: true}, llm.Usage{PromptTokens: 6, CompletionTokens: 8, Source: "logprobs"}},
 		{"estimate", llmtest.Reply{Kind: llmtest.NoLogprobs, Text: text, NoUsage: true}, llm.Usage{PromptTokens: 6, CompletionTokens: 9, Source: "estimate"}},
+		{"cached prompt tokens", llmtest.Reply{Text: text, PromptTokens: 17, CachedTokens: 12}, llm.Usage{PromptTokens: 17, CompletionTokens: 8, CachedTokens: 12, Source: "usage"}},
+		{"reasoning_content counted, not answered", llmtest.Reply{Text: text, Thinking: "Let me think.", PromptTokens: 17, Dialect: llmtest.VLLM}, llm.Usage{PromptTokens: 17, CompletionTokens: 8 + 4, Source: "usage"}},
+		{"reasoning in the estimate", llmtest.Reply{Kind: llmtest.NoLogprobs, Text: text, Thinking: "Let me think.", NoUsage: true}, llm.Usage{PromptTokens: 6, CompletionTokens: 9 + 4, Source: "estimate"}},
+		{"OpenRouter usage with cost", llmtest.Reply{Text: text, PromptTokens: 17, CachedTokens: 5, Dialect: llmtest.OpenRouter}, llm.Usage{PromptTokens: 17, CompletionTokens: 8, CachedTokens: 5, Source: "usage"}},
+		{"Anthropic message_start and message_delta", llmtest.Reply{Text: text, PromptTokens: 17}, llm.Usage{PromptTokens: 17, CompletionTokens: 8, Source: "usage"}},
+		{"Anthropic cache read", llmtest.Reply{Text: text, PromptTokens: 17, CachedTokens: 12}, llm.Usage{PromptTokens: 17, CompletionTokens: 8, CachedTokens: 12, Source: "usage"}},
+		{"Anthropic thinking counted, not answered", llmtest.Reply{Text: text, Thinking: "Let me think.", PromptTokens: 17}, llm.Usage{PromptTokens: 17, CompletionTokens: 8 + 4, Source: "usage"}},
+		{"Anthropic without usage", llmtest.Reply{Text: text, Thinking: "Let me think.", NoUsage: true}, llm.Usage{PromptTokens: 6, CompletionTokens: 9 + 4, Source: "estimate"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, nil, tc.reply)
+			p := llm.ProviderOpenAI
+			if strings.HasPrefix(tc.name, "Anthropic") {
+				p = llm.ProviderAnthropic
+			}
+			h := newHarnessFor(t, p, nil, tc.reply)
 			resp, err := h.complete(ask("hello")) // 5 chars → 2 + 4 framing
 			if err != nil {
 				t.Fatal(err)
 			}
 			if resp.Usage != tc.want {
 				t.Errorf("usage = %+v, want %+v", resp.Usage, tc.want)
+			}
+			if resp.Text != text {
+				t.Errorf("text = %q, want %q (reasoning kept out)", resp.Text, text)
 			}
 			if got := h.c.Spent().Tokens; got != tc.want.PromptTokens+tc.want.CompletionTokens {
 				t.Errorf("spent tokens = %d, want %d", got, tc.want.PromptTokens+tc.want.CompletionTokens)

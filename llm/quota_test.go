@@ -14,11 +14,13 @@ import (
 
 // TestQuotaPauseResume: insufficient_quota pauses every caller; one probe
 // every QuotaProbe; when a probe works all paused calls are requeued.
-func TestQuotaPauseResume(t *testing.T) {
+func TestQuotaPauseResume(t *testing.T) { forProviders(t, testQuotaPauseResume) }
+
+func testQuotaPauseResume(t *testing.T, p llm.Provider) {
 	const callers = 3
 	var quotaOn atomic.Bool
 	quotaOn.Store(true)
-	h := newHarness(t, func(c *llm.Config) { c.Deadline = newClock().now.Add(time.Hour) })
+	h := newHarnessFor(t, p, func(c *llm.Config) { c.Deadline = newClock().now.Add(time.Hour) })
 	var late sync.WaitGroup
 	var lateErr error
 	h.clock.onSleep = func(n int, d time.Duration) {
@@ -100,7 +102,9 @@ func countCalls(h *harness) (probes, quota, ok int) {
 }
 
 // TestQuotaDeadline: a quota pause never waits past the task's deadline.
-func TestQuotaDeadline(t *testing.T) {
+func TestQuotaDeadline(t *testing.T) { forProviders(t, testQuotaDeadline) }
+
+func testQuotaDeadline(t *testing.T, p llm.Provider) {
 	tests := []struct {
 		name       string
 		deadline   time.Duration // after the clock's start; 0 = none
@@ -114,7 +118,7 @@ func TestQuotaDeadline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(c *llm.Config) {
+			h := newHarnessFor(t, p, func(c *llm.Config) {
 				if tc.deadline > 0 {
 					c.Deadline = newClock().now.Add(tc.deadline)
 				}

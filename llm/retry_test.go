@@ -23,6 +23,10 @@ type retryCase struct {
 	wantWaits []time.Duration // nil = not checked
 	wantReqs  int
 	wantState []string
+	// only limits the case to one provider ("" = both); anthropicState
+	// overrides wantState on the Anthropic server.
+	only           llm.Provider
+	anthropicState []string
 }
 
 var (
@@ -59,11 +63,33 @@ var (
 			wantWaits: []time.Duration{s}, wantReqs: 2, wantState: []string{"error:transport", "ok"}},
 		{name: "SSE error event retried",
 			replies:   []llmtest.Reply{{Kind: llmtest.StreamError, Text: "one two three four"}, okReply},
-			wantWaits: []time.Duration{s}, wantReqs: 2, wantState: []string{"error:transport", "ok"}},
+			wantWaits: []time.Duration{s}, wantReqs: 2, wantState: []string{"error:transport", "ok"},
+			anthropicState: []string{"error:server", "ok"}}, // Anthropic's error event says overloaded_error
+		{name: "rate_limit_error event retried", only: llm.ProviderAnthropic,
+			replies:   []llmtest.Reply{{Kind: llmtest.StreamError, ErrorType: "rate_limit_error", Text: "one two three four"}, okReply},
+			wantWaits: []time.Duration{s}, wantReqs: 2, wantState: []string{"error:rate_limit", "ok"}},
+		{name: "invalid_request_error event not retried", only: llm.ProviderAnthropic,
+			replies: []llmtest.Reply{{Kind: llmtest.StreamError, ErrorType: "invalid_request_error", Text: "one two three four"}, okReply},
+			wantErr: fault.Format, wantMsg: "not retried", wantWaits: noWaits, wantReqs: 1, wantState: []string{"error:bad_request"}},
+		{name: "529 overloaded backs off 1,2 then success",
+			replies:   []llmtest.Reply{{Kind: llmtest.Overloaded, Times: 2}, okReply},
+			wantWaits: []time.Duration{s, 2 * s}, wantReqs: 3, wantState: []string{"error:server", "error:server", "ok"}},
+		{name: "529 overloaded with retry-after honoured",
+			replies:   []llmtest.Reply{{Kind: llmtest.Overloaded, RetryAfter: "7"}, okReply},
+			wantWaits: []time.Duration{7 * s}, wantReqs: 2},
+		{name: "504 timeout_error retried",
+			replies:   []llmtest.Reply{{Kind: llmtest.ServerError, Status: 504}, okReply},
+			wantWaits: []time.Duration{s}, wantReqs: 2, wantState: []string{"error:server", "ok"}},
 		{name: "context length never retried",
 			replies: []llmtest.Reply{{Kind: llmtest.ContextLength}, okReply}, wantErr: fault.Limit,
 			wantMsg: "split the prompt", wantWaits: noWaits, wantReqs: 1, wantState: []string{"error:context_length"}},
-		{name: "context length in vLLM shape never retried",
+		{name: "413 request too large is a context-length error",
+			replies: []llmtest.Reply{{Kind: llmtest.BadRequest, Status: 413, Message: "Request exceeds the maximum allowed number of bytes."}, okReply},
+			wantErr: fault.Limit, wantMsg: "split the prompt", wantReqs: 1, wantState: []string{"error:context_length"}},
+		{name: "Anthropic context limit with max_tokens never retried", only: llm.ProviderAnthropic,
+			replies: []llmtest.Reply{{Kind: llmtest.BadRequest, Message: "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again"}, okReply},
+			wantErr: fault.Limit, wantMsg: "split the prompt", wantReqs: 1, wantState: []string{"error:context_length"}},
+		{name: "context length in vLLM shape never retried", only: llm.ProviderOpenAI,
 			replies: []llmtest.Reply{{Kind: llmtest.BadRequest, Dialect: llmtest.VLLM, Message: "This model's maximum context length is 4096 tokens."}, okReply},
 			wantErr: fault.Limit, wantMsg: "split the prompt", wantReqs: 1},
 		{name: "400 never retried",
@@ -75,30 +101,50 @@ var (
 		{name: "quota without deadline never retried",
 			replies: []llmtest.Reply{{Kind: llmtest.Quota}, okReply}, wantErr: fault.Limit,
 			wantMsg: "quota exhausted", wantWaits: noWaits, wantReqs: 1, wantState: []string{"error:quota"}},
+		{name: "402 billing is a quota, never retried",
+			replies: []llmtest.Reply{{Kind: llmtest.Quota, Status: 402}, okReply}, wantErr: fault.Limit,
+			wantMsg: "quota exhausted", wantWaits: noWaits, wantReqs: 1, wantState: []string{"error:quota"}},
+		{name: "OpenRouter 402 insufficient credits is a quota", only: llm.ProviderOpenAI,
+			replies: []llmtest.Reply{{Kind: llmtest.Quota, Dialect: llmtest.OpenRouter}, okReply}, wantErr: fault.Limit,
+			wantMsg: "quota exhausted", wantReqs: 1, wantState: []string{"error:quota"}},
+		{name: "403 never retried",
+			replies: []llmtest.Reply{{Kind: llmtest.BadRequest, Status: 403, Message: "Your API key does not have permission to use the specified resource."}, okReply},
+			wantErr: fault.Format, wantReqs: 1, wantState: []string{"error:bad_request"}},
 	}
 )
 
 // TestRetries covers the retry rules: which failures are retried, the
-// backoff sequence, Retry-After, and the kind of the final error.
+// backoff sequence, Retry-After, and the kind of the final error, against
+// the OpenAI-compatible and the Anthropic fake.
 func TestRetries(t *testing.T) {
-	for _, tc := range retryTab {
-		t.Run(tc.name, func(t *testing.T) { checkRetry(t, tc) })
-	}
-	t.Run("429 Retry-After HTTP date honoured", func(t *testing.T) {
-		httpDate := time.Now().Add(10 * s).UTC().Format(http.TimeFormat)
-		h := newHarness(t, nil, llmtest.Reply{Kind: llmtest.RateLimit, RetryAfter: httpDate}, okReply)
-		if _, err := h.complete(ask("hello")); err != nil {
-			t.Fatal(err)
+	forProviders(t, func(t *testing.T, p llm.Provider) {
+		for _, tc := range retryTab {
+			if tc.only != "" && tc.only != p {
+				continue
+			}
+			if p == llm.ProviderAnthropic && tc.anthropicState != nil {
+				tc.wantState = tc.anthropicState
+			}
+			t.Run(tc.name, func(t *testing.T) { checkRetry(t, p, tc) })
 		}
-		w := h.clock.Waits()
-		if len(w) != 1 || w[0] < 7*s || w[0] > 10*s {
-			t.Errorf("waits = %v, want one wait of about 10 s", w)
-		}
+		t.Run("429 Retry-After HTTP date honoured", func(t *testing.T) { checkRetryDate(t, p) })
 	})
 }
 
-func checkRetry(t *testing.T, tc retryCase) {
-	h := newHarness(t, tc.edit, tc.replies...)
+func checkRetryDate(t *testing.T, p llm.Provider) {
+	httpDate := time.Now().Add(10 * s).UTC().Format(http.TimeFormat)
+	h := newHarnessFor(t, p, nil, llmtest.Reply{Kind: llmtest.RateLimit, RetryAfter: httpDate}, okReply)
+	if _, err := h.complete(ask("hello")); err != nil {
+		t.Fatal(err)
+	}
+	w := h.clock.Waits()
+	if len(w) != 1 || w[0] < 7*s || w[0] > 10*s {
+		t.Errorf("waits = %v, want one wait of about 10 s", w)
+	}
+}
+
+func checkRetry(t *testing.T, p llm.Provider, tc retryCase) {
+	h := newHarnessFor(t, p, tc.edit, tc.replies...)
 	resp, err := h.complete(ask("hello"))
 	if got := fault.KindOf(err); got != tc.wantErr {
 		t.Fatalf("error kind = %q (%v), want %q", got, err, tc.wantErr)

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -17,6 +18,8 @@ func writeError(w http.ResponseWriter, dialect string, status int, typ, code, ms
 		body = map[string]any{"object": "error", "message": msg, "type": typ, "param": nil, "code": status}
 	case LlamaCPP:
 		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "type": typ}}
+	case OpenRouter:
+		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "metadata": map[string]any{}}}
 	default:
 		body = map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
 	}
@@ -29,8 +32,14 @@ func writeError(w http.ResponseWriter, dialect string, status int, typ, code, ms
 // writeErrorReply answers an error kind.
 func writeErrorReply(w http.ResponseWriter, rep Reply) {
 	status, typ, code, msg := errorShape(rep.Kind)
+	if rep.Kind == Quota && dialect(rep) == OpenRouter {
+		status, msg = 402, "Insufficient credits. Add more using https://openrouter.ai/settings/credits"
+	}
 	if rep.Status != 0 {
 		status = rep.Status
+	}
+	if rep.ErrorType != "" {
+		typ, code = rep.ErrorType, rep.ErrorType
 	}
 	if rep.Message != "" {
 		msg = rep.Message
@@ -53,8 +62,23 @@ func errorShape(k Kind) (int, string, string, string) {
 		return 400, "invalid_request_error", "context_length_exceeded", "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages."
 	case BadRequest:
 		return 400, "invalid_request_error", "invalid_value", "Invalid value for 'messages': the request is malformed."
+	case Overloaded:
+		return 529, "overloaded_error", "overloaded", "Overloaded"
 	}
 	return 500, "server_error", "server_error", "The server had an error while processing your request. Sorry about that!"
+}
+
+// fieldRefusal is a server's 400 message refusing a request field.
+func fieldRefusal(dialect, field string) string {
+	switch dialect {
+	case VLLM:
+		return fmt.Sprintf("[{'type': 'extra_forbidden', 'loc': ('body', '%s'), 'msg': 'Extra inputs are not permitted', 'input': None}]", field)
+	case LlamaCPP:
+		return "Unsupported param: " + field
+	case "anthropic":
+		return field + ": Extra inputs are not permitted"
+	}
+	return fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", field)
 }
 
 // writeCompletion answers a request without "stream": true with one

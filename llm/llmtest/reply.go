@@ -24,6 +24,7 @@ const (
 	ServerError   Kind = "server_error"       // Status (default 500) with an error body
 	ContextLength Kind = "context_length"     // 400 context_length_exceeded
 	BadRequest    Kind = "bad_request"        // 400 invalid_request_error
+	Overloaded    Kind = "overloaded"         // 529 overloaded_error (Anthropic's "API is temporarily overloaded")
 )
 
 // Dialects: the server flavours whose stream shapes the fake reproduces.
@@ -31,6 +32,10 @@ const (
 	OpenAI   = "openai"   // OpenAI: {"error":{...}} errors, usage chunk with empty choices
 	VLLM     = "vllm"     // vLLM: stop_reason in choices, top-level {"object":"error"} errors
 	LlamaCPP = "llamacpp" // llama.cpp server: an "id" in every logprob entry, numeric error codes
+	// OpenRouter: ": OPENROUTER PROCESSING" comments before the first chunk,
+	// usage always sent with cost and prompt_tokens_details, numeric error
+	// codes and 402 for spent credits.
+	OpenRouter = "openrouter"
 )
 
 // Reply is one scripted answer. The zero value streams "OK." as a healthy
@@ -74,6 +79,29 @@ type Reply struct {
 	// max_completion_tokens), without consuming the reply, the way OpenAI's
 	// reasoning models do.
 	RejectMaxTokens bool `json:"reject_max_tokens,omitempty"`
+	// RejectField answers 400 naming the field to a request whose body has
+	// it at the top level, without consuming the reply, in the server's
+	// words (OpenAI "Unsupported parameter: 'x' …", vLLM's pydantic list,
+	// llama.cpp "Unsupported param: x", Anthropic "x: Extra inputs are not
+	// permitted").
+	RejectField string `json:"reject_field,omitempty"`
+	// MaxOutput answers Anthropic's 400 "max_tokens: N > MaxOutput, which is
+	// the maximum allowed number of output tokens for …" to a request whose
+	// max_tokens is larger, without consuming the reply.
+	MaxOutput int `json:"max_output,omitempty"`
+	// Thinking is reasoning streamed before the answer: an Anthropic
+	// thinking block, or reasoning_content deltas (reasoning for OpenRouter).
+	// Its tokens count in the usage's completion tokens.
+	Thinking string `json:"thinking,omitempty"`
+	// CachedTokens is reported as the part of the prompt read from the cache
+	// (prompt_tokens_details.cached_tokens; Anthropic cache_read_input_tokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// Cost is reported in the usage as OpenRouter does (usage.cost, US
+	// dollars); nil = none (OpenRouter dialect: 0).
+	Cost *float64 `json:"cost,omitempty"`
+	// ErrorType overrides the error type of error kinds and of the error
+	// event of StreamError (Anthropic's default there: overloaded_error).
+	ErrorType string `json:"error_type,omitempty"`
 
 	// When, Model and Times select and repeat a reply of a queue or script:
 	// When is a regexp (RE2) on the last user message, Model an exact model
@@ -142,7 +170,7 @@ func (k Kind) streamed() bool {
 
 func (k Kind) valid() bool {
 	switch k {
-	case RateLimit, Quota, ServerError, ContextLength, BadRequest:
+	case RateLimit, Quota, ServerError, ContextLength, BadRequest, Overloaded:
 		return true
 	}
 	return k.streamed()

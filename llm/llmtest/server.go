@@ -29,9 +29,23 @@ type RecordedRequest struct {
 	MaxTokensField string
 	Stream         bool
 	IncludeUsage   bool
-	// Authorization is the bearer token sent (fake keys only, in tests).
+	// Authorization is the bearer token sent, or the x-api-key header on
+	// the Anthropic server (fake keys only, in tests); Bearer is set when
+	// an Authorization header came, on either server.
 	Authorization string
-	Body          []byte
+	Bearer        bool
+	// System is Anthropic's top-level system prompt; APIVersion its
+	// anthropic-version header.
+	System, APIVersion string
+	// Fields holds the body's top-level fields as sent.
+	Fields map[string]json.RawMessage
+	Body   []byte
+}
+
+// Has reports whether the body had the top-level field.
+func (r RecordedRequest) Has(field string) bool {
+	_, ok := r.Fields[field]
+	return ok
 }
 
 // LastUser returns the content of the last user message ("" if none).
@@ -47,7 +61,8 @@ func (r RecordedRequest) LastUser() string {
 // Server is a fake OpenAI-compatible chat completions server over real HTTP
 // and SSE. It is safe for concurrent use.
 type Server struct {
-	ts *httptest.Server
+	ts  *httptest.Server
+	api string // "openai" or "anthropic"
 
 	mu       sync.Mutex
 	queue    []*queued
@@ -61,18 +76,32 @@ type queued struct {
 	left int // -1 = unlimited
 }
 
-// New starts a server whose queue holds replies (see Push).
-func New(replies ...Reply) *Server {
-	s := &Server{}
+// New starts an OpenAI-compatible server whose queue holds replies (see
+// Push).
+func New(replies ...Reply) *Server { return start("openai", replies) }
+
+// NewAnthropic starts an Anthropic Messages API server whose queue holds
+// replies (see Push).
+func NewAnthropic(replies ...Reply) *Server { return start("anthropic", replies) }
+
+func start(api string, replies []Reply) *Server {
+	s := &Server{api: api}
 	if err := s.Push(replies...); err != nil {
-		panic("llmtest.New: " + err.Error())
+		panic("llmtest: " + err.Error())
 	}
 	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
-// URL is the base URL to configure a client with (it ends in /v1).
-func (s *Server) URL() string { return s.ts.URL + "/v1" }
+// URL is the base URL to configure a client with: it ends in /v1 on the
+// OpenAI-compatible server, and is the API root (as ANTHROPIC_BASE_URL) on
+// the Anthropic one.
+func (s *Server) URL() string {
+	if s.api == "anthropic" {
+		return s.ts.URL
+	}
+	return s.ts.URL + "/v1"
+}
 
 // Close shuts the server down, cutting open streams.
 func (s *Server) Close() {
@@ -146,7 +175,7 @@ func (s *Server) pick(rr *RecordedRequest) (Reply, bool) {
 		if q.Model != "" && q.Model != rr.Model || q.when != nil && !q.when.MatchString(rr.LastUser()) {
 			continue
 		}
-		if q.RejectLogprobs && rr.Logprobs || q.RejectMaxTokens && rr.MaxTokensField == "max_tokens" {
+		if rejects(q.Reply, *rr) {
 			return q.Reply, true
 		}
 		if q.left > 0 {
@@ -160,7 +189,18 @@ func (s *Server) pick(rr *RecordedRequest) (Reply, bool) {
 	return Reply{}, false
 }
 
+// rejects reports whether a reply answers the request with a 400 about a
+// field it sent (the reply is then not used up).
+func rejects(rep Reply, rr RecordedRequest) bool {
+	return rep.RejectLogprobs && rr.Logprobs || rep.RejectMaxTokens && rr.MaxTokensField == "max_tokens" ||
+		rep.RejectField != "" && rr.Has(rep.RejectField) || rep.MaxOutput > 0 && rr.MaxTokens > rep.MaxOutput
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.api == "anthropic" {
+		s.serveAnthropic(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, OpenAI, http.StatusNotFound, "invalid_request_error", "not_found",
 			fmt.Sprintf("llmtest serves POST /v1/chat/completions only, not %s %s", r.Method, r.URL.Path))
@@ -189,6 +229,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if rep.RejectMaxTokens && rr.MaxTokensField == "max_tokens" {
 		writeError(w, rep.Dialect, http.StatusBadRequest, "invalid_request_error", "unsupported_parameter",
 			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
+		return
+	}
+	if rep.RejectField != "" && rr.Has(rep.RejectField) {
+		writeError(w, rep.Dialect, http.StatusBadRequest, "invalid_request_error", "unsupported_parameter",
+			fieldRefusal(dialect(rep), rep.RejectField))
 		return
 	}
 	if !rep.Kind.streamed() {
@@ -232,7 +277,9 @@ func parseRequest(r *http.Request) (RecordedRequest, error) {
 	rr := RecordedRequest{Path: r.URL.Path, Model: in.Model, Logprobs: in.Logprobs, TopLogprobs: in.TopLogprobs,
 		MaxTokens: max(in.MaxTokens, in.MaxCompletionTokens), Stream: in.Stream,
 		IncludeUsage: in.StreamOptions.IncludeUsage, Body: body,
-		Authorization: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+		Authorization: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
+		Bearer:        r.Header.Get("Authorization") != ""}
+	json.Unmarshal(body, &rr.Fields)
 	switch {
 	case in.MaxCompletionTokens > 0:
 		rr.MaxTokensField = "max_completion_tokens"
@@ -280,10 +327,24 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	cw := &chunkWriter{w: w, dialect: dialect(rep), id: fmt.Sprintf("chatcmpl-llmtest-%d", rr.N),
-		model: rr.Model, created: time.Now().Unix(), usage: rr.IncludeUsage && !rep.NoUsage}
+		model: rr.Model, created: time.Now().Unix(), usage: (rr.IncludeUsage || dialect(rep) == OpenRouter) && !rep.NoUsage,
+		cached: rep.CachedTokens, cost: rep.Cost}
 	withLP := rr.Logprobs && rep.Kind != NoLogprobs && !rep.NoLogprobs
+	if cw.dialect == OpenRouter {
+		cw.comment("OPENROUTER PROCESSING")
+	}
 	if cw.event(cw.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)) != nil {
 		return
+	}
+	thinking := Split(rep.Thinking)
+	field := "reasoning_content"
+	if cw.dialect == OpenRouter {
+		field = "reasoning"
+	}
+	for _, t := range thinking {
+		if !sleep(r, rep.ChunkDelay) || cw.event(cw.chunk(map[string]any{"content": "", field: t}, nil, nil)) != nil {
+			return
+		}
 	}
 	stop := len(toks)
 	if rep.Kind == Drop || rep.Kind == StreamError {
@@ -312,14 +373,14 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 		cw.event(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "status": status}})
 		return
 	}
-	if cw.finish(finishReason(rep), promptTokens(rr, rep), len(toks)) == nil {
+	if cw.finish(finishReason(rep), promptTokens(rr, rep), len(thinking)+len(toks)) == nil {
 		cw.done()
 	}
 }
 
 func dialect(rep Reply) string {
 	switch rep.Dialect {
-	case VLLM, LlamaCPP:
+	case VLLM, LlamaCPP, OpenRouter:
 		return rep.Dialect
 	}
 	return OpenAI

@@ -15,7 +15,14 @@ type chunkWriter struct {
 	id      string
 	model   string
 	created int64
-	usage   bool // include_usage was asked and the reply allows it
+	usage   bool     // include_usage was asked (or OpenRouter) and the reply allows it
+	cached  int      // prompt tokens reported as read from the cache
+	cost    *float64 // reported in usage.cost
+}
+
+// comment writes an SSE comment line (OpenRouter's keep-alives).
+func (cw *chunkWriter) comment(text string) {
+	fmt.Fprintf(cw.w, ": %s\n\n", text)
 }
 
 func (cw *chunkWriter) event(v any) error {
@@ -57,6 +64,8 @@ func (cw *chunkWriter) chunk(delta map[string]any, logprobs any, finish any) map
 		}
 	case LlamaCPP:
 		c["system_fingerprint"] = "b0000-llmtest"
+	case OpenRouter:
+		c["provider"] = "llmtest"
 	}
 	return c
 }
@@ -105,13 +114,33 @@ func usageObj(prompt, completion int) map[string]any {
 	return map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 }
 
+// usage is the stream's usage object: with prompt_tokens_details when
+// tokens were cached, and cost (OpenRouter's shape) when reported.
+func (cw *chunkWriter) usageOf(prompt, completion int) map[string]any {
+	u := usageObj(prompt, completion)
+	if cw.cached > 0 || cw.dialect == OpenRouter {
+		u["prompt_tokens_details"] = map[string]any{"cached_tokens": cw.cached}
+	}
+	switch {
+	case cw.cost != nil:
+		u["cost"] = *cw.cost
+	case cw.dialect == OpenRouter:
+		u["cost"] = 0
+	}
+	if cw.dialect == OpenRouter {
+		u["cost_details"] = map[string]any{"upstream_inference_cost": nil}
+		u["is_byok"] = false
+	}
+	return u
+}
+
 // finish writes the finish chunk and, when asked, the usage: on its own chunk
 // with empty choices (OpenAI, vLLM) or on the finish chunk (llama.cpp).
 func (cw *chunkWriter) finish(reason string, prompt, completion int) error {
 	c := cw.chunk(map[string]any{}, nil, reason)
 	if cw.dialect == LlamaCPP {
 		if cw.usage {
-			c["usage"] = usageObj(prompt, completion)
+			c["usage"] = cw.usageOf(prompt, completion)
 		}
 		c["timings"] = map[string]any{"prompt_n": prompt, "predicted_n": completion}
 		return cw.event(c)
@@ -124,7 +153,7 @@ func (cw *chunkWriter) finish(reason string, prompt, completion int) error {
 	}
 	u := cw.chunk(nil, nil, nil)
 	u["choices"] = []any{}
-	u["usage"] = usageObj(prompt, completion)
+	u["usage"] = cw.usageOf(prompt, completion)
 	return cw.event(u)
 }
 
