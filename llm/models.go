@@ -290,7 +290,7 @@ func checkSampling(name string, p Provider, s Sampling) error {
 			hi = 1
 		}
 		if !(*t >= 0 && *t <= hi) {
-			return bad("temperature", *t, fmt.Sprintf("want 0 to %g for a %s backend", hi, p))
+			return bad("temperature", *t, fmt.Sprintf("want 0 to %g (the range of the %s API)", hi, p))
 		}
 	}
 	if v := s.TopP; v != nil && !(*v >= 0 && *v <= 1) {
