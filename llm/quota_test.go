@@ -142,3 +142,52 @@ func testQuotaDeadline(t *testing.T, p llm.Provider) {
 		})
 	}
 }
+
+// TestQuotaPausesOnlyItsBackend: a quota answer pauses the calls to its
+// backend only; sub-calls on another backend go on during the pause.
+func TestQuotaPausesOnlyItsBackend(t *testing.T) {
+	var quotaOn atomic.Bool
+	quotaOn.Store(true)
+	tb := newTwoBackends(t, llm.ProviderAnthropic)
+	tb.root.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
+		if quotaOn.Load() {
+			return llmtest.Reply{Kind: llmtest.Quota}
+		}
+		return llmtest.Reply{Text: "root answer"}
+	})
+	deadline := newClock().now.Add(time.Hour)
+	c, err := llm.New(llm.Config{BaseURL: tb.root.URL(), APIKey: rootKey, Models: []string{"big"}, SubModels: []string{"cheap"},
+		Endpoints: map[string]llm.Endpoint{"other": {Provider: llm.ProviderAnthropic, BaseURL: tb.sub.URL(), APIKey: tb.subKey}},
+		Catalog:   map[string]llm.ModelConfig{"big": {ID: "gpt-big-2026"}, "cheap": {ID: "vendor/cheap-1", Endpoint: "other"}},
+		Deadline:  deadline, Now: tb.h.clock.Now, Sleep: tb.h.clock.Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subErr error
+	subDone := make(chan struct{})
+	tb.h.clock.onSleep = func(n int, d time.Duration) {
+		if n != 1 {
+			return
+		}
+		go func() { // during the root backend's pause
+			defer close(subDone)
+			req := ask("sub question")
+			req.Ladder = llm.Sub
+			_, subErr = c.Complete(context.Background(), req)
+		}()
+		select {
+		case <-subDone:
+		case <-time.After(10 * time.Second):
+			t.Error("the sub-call on another backend waited for the root backend's quota pause")
+		}
+		quotaOn.Store(false)
+	}
+	resp, err := c.Complete(context.Background(), ask("root question"))
+	<-subDone
+	if err != nil || resp.Text != "root answer" || subErr != nil {
+		t.Fatalf("root %q %v, sub %v", resp.Text, err, subErr)
+	}
+	if n := len(tb.sub.Requests()); n != 1 {
+		t.Errorf("sub backend requests = %d, want 1", n)
+	}
+}
