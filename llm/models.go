@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/redact"
 )
 
 // Provider is the API a backend speaks.
@@ -233,16 +235,20 @@ func configuredNames(cfg Config) []string {
 }
 
 func newEndpoint(name string, e Endpoint, cfg Config) (*endpoint, error) {
+	where := "[backends." + name + "] "
+	if name == DefaultEndpointName {
+		where = "the default backend's (RLM_PROVIDER, RLM_BASE_URL) "
+	}
 	p, err := ParseProvider(string(e.Provider))
 	if err != nil {
-		return nil, configError("llm: [backends.%s] provider: %v", name, err)
+		return nil, configError("%sprovider: %v", where, err)
 	}
 	base := e.BaseURL
 	if base == "" {
 		base = map[Provider]string{ProviderOpenAI: DefaultBaseURL, ProviderAnthropic: DefaultAnthropicBaseURL}[p]
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, configError("llm: [backends.%s] base_url %q is not an http(s) URL; write it like https://api.example.com/v1", name, base)
+		return nil, configError("%sbase_url %q is not an http(s) URL; write it like https://api.example.com/v1", where, redact.New().String(base))
 	}
 	ep := &endpoint{name: name, provider: p, baseURL: base, backend: e.Backend}
 	if ep.backend == nil {
@@ -262,7 +268,7 @@ func newModel(name string, mc ModelConfig, eps map[string]*endpoint, defName str
 	}
 	ep := eps[epName]
 	if ep == nil {
-		return nil, configError("llm: [models.%s] backend %q is not configured; backends: %s", name, epName, strings.Join(sortedKeys(eps), ", "))
+		return nil, configError("[models.%s] backend %q is not configured; backends: %s", name, epName, strings.Join(sortedKeys(eps), ", "))
 	}
 	if err := checkSampling(name, ep.provider, mc.Sampling); err != nil {
 		return nil, err
@@ -282,7 +288,7 @@ const maxOutputTokens = 1 << 20
 
 func checkSampling(name string, p Provider, s Sampling) error {
 	bad := func(key string, v any, want string) error {
-		return configError("llm: [models.%s] %s = %v: %s", name, key, v, want)
+		return configError("[models.%s] %s = %v: %s", name, key, v, want)
 	}
 	if t := s.Temperature; t != nil {
 		hi := 2.0
@@ -312,10 +318,10 @@ func checkSampling(name string, p Provider, s Sampling) error {
 	}
 	for _, k := range sortedKeys(s.Extra) {
 		if reserved(p, k, s) {
-			return configError("llm: [models.%s] extra.%s is a field rlm sets itself; use the model's own key for it (temperature, top_p, max_tokens, reasoning_effort, seed) or remove it", name, k)
+			return configError("[models.%s] extra.%s is a field rlm sets itself; use the model's own key for it (temperature, top_p, max_tokens, reasoning_effort, seed) or remove it", name, k)
 		}
 		if _, err := json.Marshal(s.Extra[k]); err != nil || strings.TrimSpace(k) == "" {
-			return configError("llm: [models.%s] extra.%s cannot be sent as JSON; use strings, numbers, booleans, arrays and tables", name, k)
+			return configError("[models.%s] extra.%s cannot be sent as JSON; use strings, numbers, booleans, arrays and tables", name, k)
 		}
 	}
 	return nil
