@@ -11,7 +11,7 @@ import (
 	"github.com/rlm-sandbox/rlm/monitor"
 )
 
-// lpState is what the client knows about logprobs for a base URL and model.
+// lpState is what the client knows about logprobs for a model.
 type lpState int
 
 const (

@@ -173,7 +173,9 @@ func checkRetry(t *testing.T, p llm.Provider, tc retryCase) {
 
 // TestIdleTimeout: a stream silent for longer than IdleTimeout is cancelled
 // and retried; one that stays silent ends in fault.Timeout.
-func TestIdleTimeout(t *testing.T) {
+func TestIdleTimeout(t *testing.T) { forProviders(t, testIdleTimeout) }
+
+func testIdleTimeout(t *testing.T, p llm.Provider) {
 	idle := func(c *llm.Config) { c.IdleTimeout, c.BreakerErrors, c.MaxAttempts = 40*time.Millisecond, 100, 3 }
 	tests := []struct {
 		name     string
@@ -196,7 +198,7 @@ func TestIdleTimeout(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, idle, tc.replies...)
+			h := newHarnessFor(t, p, idle, tc.replies...)
 			start := time.Now()
 			_, err := h.complete(ask("hello"))
 			if got := fault.KindOf(err); got != tc.wantErr {

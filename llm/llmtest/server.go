@@ -337,14 +337,8 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 		return
 	}
 	thinking := Split(rep.Thinking)
-	field := "reasoning_content"
-	if cw.dialect == OpenRouter {
-		field = "reasoning"
-	}
-	for _, t := range thinking {
-		if !sleep(r, rep.ChunkDelay) || cw.event(cw.chunk(map[string]any{"content": "", field: t}, nil, nil)) != nil {
-			return
-		}
+	if !cw.reasoning(r, thinking, rep.ChunkDelay) {
+		return
 	}
 	stop := len(toks)
 	if rep.Kind == Drop || rep.Kind == StreamError {

@@ -20,6 +20,22 @@ type chunkWriter struct {
 	cost    *float64 // reported in usage.cost
 }
 
+// reasoning streams thinking tokens as reasoning_content deltas (vLLM,
+// llama.cpp, DeepSeek) or reasoning deltas (OpenRouter); false when the
+// client is gone.
+func (cw *chunkWriter) reasoning(r *http.Request, toks []string, delay time.Duration) bool {
+	field := "reasoning_content"
+	if cw.dialect == OpenRouter {
+		field = "reasoning"
+	}
+	for _, t := range toks {
+		if !sleep(r, delay) || cw.event(cw.chunk(map[string]any{"content": "", field: t}, nil, nil)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // comment writes an SSE comment line (OpenRouter's keep-alives).
 func (cw *chunkWriter) comment(text string) {
 	fmt.Fprintf(cw.w, ": %s\n\n", text)
