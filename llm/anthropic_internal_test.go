@@ -87,11 +87,9 @@ func TestAnthropicURL(t *testing.T) {
 	}
 }
 
-// TestAnthropicStream: the documented event sequence becomes chunks:
-// thinking kept apart from the text, usage cumulative, stop_reason mapped,
-// pings alive, an error event an *APIError with the type's status.
-func TestAnthropicStream(t *testing.T) {
-	stream := `event: message_start
+// anthropicSample is a stream in the documented event sequence, with a
+// thinking block.
+const anthropicSample = `event: message_start
 data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":20,"cache_creation_input_tokens":3,"cache_read_input_tokens":7,"output_tokens":1}}}
 
 event: ping
@@ -128,6 +126,12 @@ event: message_stop
 data: {"type":"message_stop"}
 
 `
+
+// TestAnthropicStream: the documented event sequence becomes chunks:
+// thinking kept apart from the text, usage cumulative, stop_reason mapped,
+// pings alive, an error event an *APIError with the type's status.
+func TestAnthropicStream(t *testing.T) {
+	stream := anthropicSample
 	var text, reasoning, finish string
 	var last *Usage
 	n := 0
@@ -191,4 +195,30 @@ func TestRefusal(t *testing.T) {
 			t.Errorf("%q → %q, want %q", tc.msg, got, tc.want)
 		}
 	}
+}
+
+// FuzzAnthropicStream: whatever a server sends, the stream reader neither
+// panics nor hands on text that was not in a text delta.
+func FuzzAnthropicStream(f *testing.F) {
+	f.Add([]byte(anthropicSample))
+	f.Add([]byte(strings.ReplaceAll(anthropicSample, "\n", "\r\n")))
+	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"))
+	f.Add([]byte(": ping\n\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":-3}}\n\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var text strings.Builder
+		err := readAnthropicStream(strings.NewReader(string(b)), func(ch Chunk) error {
+			text.WriteString(ch.Text)
+			if ch.Usage != nil && ch.Usage.Source != "usage" {
+				t.Fatalf("usage source %q", ch.Usage.Source)
+			}
+			return nil
+		})
+		if text.Len() > len(b) {
+			t.Fatalf("%d bytes of text from %d bytes of stream", text.Len(), len(b))
+		}
+		var api *APIError
+		if errors.As(err, &api) && (api.Status < 400 || api.Status > 599) {
+			t.Fatalf("error event with status %d", api.Status)
+		}
+	})
 }
