@@ -37,9 +37,10 @@ type Request struct {
 	// clamped to the ladder); ignored when Model is set. An early abort
 	// escalates to Tier+1, ...
 	Tier int
-	// MaxTokens caps the completion; 0 = the model's max_tokens setting,
-	// else the backend's default. The client lowers it further so that one
-	// call cannot overrun the token or dollar budget.
+	// MaxTokens caps the completion (with the model's max_tokens setting,
+	// the smaller wins); 0 = that setting, else the backend's default. The
+	// client lowers it further so that one call cannot overrun the token or
+	// dollar budget.
 	MaxTokens int
 	// ExpectedTokens feeds the monitor's runaway_length check; 0 = unknown.
 	ExpectedTokens int
