@@ -480,8 +480,8 @@ func TestFilesWorkspaceQuota(t *testing.T) {
 		size    int
 		wantErr string // "" for success
 	}{
-		{"a.txt", 500, ""},                                 // 513 bytes, 4 entries
-		{"b.txt", 500, "over its quota of 1000 bytes"},     // would be 1013 bytes
+		{"a.txt", 500, ""}, // 513 bytes, 4 entries
+		{"b.txt", 500, "over its quota of 1000 bytes"}, // would be 1013 bytes
 		{"a.txt", 900, ""},                                 // replaces 500: 913 bytes
 		{"d/e.txt", 10, ""},                                // 923 bytes, 6 entries
 		{"f.txt", 0, "over its quota of 6 files"},          // entry 7
