@@ -69,14 +69,14 @@ func (j *journal) dropFrom(i int, why error) error {
 		j.bytes -= e.size()
 	}
 	j.entries = j.entries[:i]
-	cells := fmt.Sprintf("cell %d", i+1)
+	cells := fmt.Sprintf("cell %d of %d was", i+1, n)
 	if n-i > 1 {
-		cells = fmt.Sprintf("cells %d to %d", i+1, n)
+		cells = fmt.Sprintf("cells %d to %d of %d were", i+1, n, n)
 	}
 	if len(lost) == 0 {
-		return fmt.Errorf("%w; %s of %d were not replayed: no variable is missing, but values those cells changed are as they were before them", why, cells, n)
+		return fmt.Errorf("%w; %s not replayed: no variable is missing, but the values they changed are as they were before", why, cells)
 	}
-	return fmt.Errorf("%w; %s of %d were not replayed, so these variables are lost: %s", why, cells, n, strings.Join(lost, ", "))
+	return fmt.Errorf("%w; %s not replayed, so these variables are lost: %s", why, cells, strings.Join(lost, ", "))
 }
 
 // lostVars are the variables after the last entry that were not there after entry i-1.

@@ -90,22 +90,27 @@ func TestRestartsLeftIsReported(t *testing.T) {
 	}
 }
 
-// TestHostCallEndsWithErrCellDeadline: a host call's context ends at the cell's hard deadline
-// with ErrCellDeadline as its cause, so a Host can tell it from the end of the run.
-func TestHostCallEndsWithErrCellDeadline(t *testing.T) {
-	o := testOptions("full")
-	o.CellTimeout, o.KillGrace = 500*time.Millisecond, 100*time.Millisecond
-	h := &deafHost{cause: make(chan error, 1)}
-	o.Host = h
-	s := open(t, o)
-	run(t, s, "askdeaf x")
-	select {
-	case cause := <-h.cause:
-		if !errors.Is(cause, ErrCellDeadline) {
-			t.Errorf("cause %v; want ErrCellDeadline", cause)
+// TestHostCallEndsWithErrCellEnded: a host call's context ends with its cell, at the cell's hard
+// deadline (the worker ignores its soft one) or when the cell returns at its soft deadline, with
+// ErrCellEnded as its cause, so a Host tells it from the end of the run.
+func TestHostCallEndsWithErrCellEnded(t *testing.T) {
+	for _, cell := range []string{"askdeaf x", "ask x"} {
+		o := testOptions("full")
+		o.CellTimeout, o.KillGrace = 500*time.Millisecond, 100*time.Millisecond
+		h := &deafHost{cause: make(chan error, 1)}
+		o.Host = h
+		s := open(t, o)
+		if r := run(t, s, cell); r.Err == nil {
+			t.Fatalf("%s: want the cell's deadline to end it", cell)
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the host call's context did not end")
+		select {
+		case cause := <-h.cause:
+			if !errors.Is(cause, ErrCellEnded) {
+				t.Errorf("%s: cause %v; want ErrCellEnded", cell, cause)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%s: the host call's context did not end", cell)
+		}
 	}
 }
 

@@ -189,8 +189,8 @@ func (w *workerProc) result(m message, o Options) (Result, json.RawMessage, erro
 }
 
 // callServer serves one exec's host calls from the parent's Host, each in its own goroutine, at
-// most maxConcurrentCalls at a time. Every call gets the cell's context, which ends at the
-// cell's hard deadline (its cause is then ErrCellDeadline) or when the exec returns.
+// most maxConcurrentCalls at a time. Every call gets the cell's context, which ends (with the
+// cause ErrCellEnded) at the cell's hard deadline or when the exec returns.
 type callServer struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -208,14 +208,20 @@ const maxConcurrentCalls = 4
 // callStopGrace is how long an ending exec waits for its cancelled host calls to return.
 const callStopGrace = 250 * time.Millisecond
 
-// ErrCellDeadline is the cause of a host call's context that ended at the cell's hard deadline:
-// context.Cause(ctx) in engine.Host.Call. A Host tells it apart from the end of the caller's
-// own context (a run's timeout, a signal) with errors.Is.
-var ErrCellDeadline = errors.New("the cell's deadline passed")
+// ErrCellEnded is the cause of a host call's context that ended with its cell: at the cell's
+// hard deadline, or when the cell returned (at its soft deadline, say) while the call was being
+// served. engine.Host.Call tells it apart from the end of the caller's own context (a run's
+// timeout, a signal) with errors.Is(context.Cause(ctx), ErrCellEnded).
+var ErrCellEnded = errors.New("the cell ended")
 
 func newCallServer(ctx context.Context, hard time.Time, id int64, w *workerProc, host engine.Host) *callServer {
-	cctx, cancel := context.WithDeadlineCause(ctx, hard, ErrCellDeadline)
-	return &callServer{ctx: cctx, cancel: cancel, id: id, w: w, host: host, sem: make(chan struct{}, maxConcurrentCalls)}
+	cctx, cancel := context.WithCancelCause(ctx)
+	cctx, stopTimer := context.WithDeadlineCause(cctx, hard, ErrCellEnded)
+	stop := func() {
+		cancel(ErrCellEnded)
+		stopTimer()
+	}
+	return &callServer{ctx: cctx, cancel: stop, id: id, w: w, host: host, sem: make(chan struct{}, maxConcurrentCalls)}
 }
 
 // serve answers one call message; the answer carries the exec's id, so a late answer can never
