@@ -242,6 +242,12 @@ func (s *callServer) serve(m message) {
 		defer s.wg.Done()
 		defer func() { <-s.sem }()
 		reply := call{Seq: c.Seq, Name: c.Name}
+		defer func() {
+			if r := recover(); r != nil { // a Host's bug fails the call, not the parent
+				reply.Result, reply.Err = nil, fmt.Sprintf("%s failed in the host: %v", c.Name, r)
+				s.reply(reply)
+			}
+		}()
 		if s.host == nil {
 			reply.Err = fmt.Sprintf("%s is not available in this session", c.Name)
 		} else if v, err := s.host.Call(s.ctx, c.Name, c.Args); err != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -165,4 +166,44 @@ func wsusage(ts *testscript.TestScript, neg bool, args []string) {
 func contextBudget() bool {
 	_, ok := reflect.TypeOf(tools.Limits{}).FieldByName("ToolCalls")
 	return ok
+}
+
+// sigafter WAIT SIG CODE MAX ARGS... starts rlm with ARGS, sends SIG (INT or TERM) after WAIT, and
+// fails unless it exits with CODE within MAX of the signal.
+func sigafter(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 5 {
+		ts.Fatalf("usage: sigafter WAIT INT|TERM CODE MAX ARGS...")
+	}
+	wait, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[1]]
+	if sig == 0 {
+		ts.Fatalf("sigafter: unknown signal %q", args[1])
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	limit, err := time.ParseDuration(args[3])
+	ts.Check(err)
+	cmd := rlmCommand(ts, args[4:]...)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	time.Sleep(wait)
+	start := time.Now()
+	ts.Check(cmd.Process.Signal(sig))
+	err = cmd.Wait()
+	took := time.Since(start)
+	ts.Logf("stderr:\n%s", stderr.String())
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	ts.Logf("exited %d %v after SIG%s", code, took.Round(time.Millisecond), args[1])
+	if code != want {
+		ts.Fatalf("exit status %d, want %d", code, want)
+	}
+	if took > limit {
+		ts.Fatalf("took %v to exit after the signal; want at most %v", took.Round(time.Millisecond), limit)
+	}
 }

@@ -26,7 +26,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
 			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
-			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage,
+			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "contextbudget" {
