@@ -56,7 +56,7 @@ func TestSessionJournalIsBounded(t *testing.T) {
 	o.Roots, o.JournalBytes, o.CellJournalBytes = []string{dir}, 200<<10, 100<<10
 	s := open(t, o)
 	cell := fmt.Sprintf(`var got = []; for (let i = 0; i < 2; i++) { try { got.push(read_file(%q).length) } catch (e) { got.push(e.message) } }; print(JSON.stringify(got))`, filepath.Join(dir, "n.txt"))
-	for i, want := range []string{`[40000,40000]`, `[40000,40000]`, `the session's file-tool and sub-call results passed`} {
+	for i, want := range []string{`[40000,40000]`, `[40000,40000]`, `the session's file-tool and sub-call results passed 200 KiB`} {
 		r := run(t, s, cell)
 		if r.Err != nil || !strings.Contains(r.Stdout, want) {
 			t.Fatalf("cell %d: %q %v; want %s", i+1, r.Stdout, r.Err, want)

@@ -53,15 +53,16 @@ type message struct {
 
 // initMsg configures a worker once, before any interpreter exists.
 type initMsg struct {
-	Lang        string         `json:"lang"`
-	Validate    bool           `json:"validate"`
-	Contexts    []string       `json:"contexts"`    // the context files' names, for messages
-	ContextFDs  []int          `json:"context_fds"` // the descriptors they are open on in the worker
-	Roots       []Root         `json:"roots"`       // read-only roots and their inherited descriptors
-	Workspace   *Root          `json:"workspace"`   // the writable root, or nil
-	OutputCap   int            `json:"output_cap"`
-	SoftTimeout int64          `json:"soft_timeout_ms"`
-	Quota       WorkspaceQuota `json:"quota"`
+	Lang         string         `json:"lang"`
+	Validate     bool           `json:"validate"`
+	Contexts     []string       `json:"contexts"`    // the context files' names, for messages
+	ContextFDs   []int          `json:"context_fds"` // the descriptors they are open on in the worker
+	Roots        []Root         `json:"roots"`       // read-only roots and their inherited descriptors
+	Workspace    *Root          `json:"workspace"`   // the writable root, or nil
+	OutputCap    int            `json:"output_cap"`
+	SoftTimeout  int64          `json:"soft_timeout_ms"`
+	Quota        WorkspaceQuota `json:"quota"`
+	JournalBytes int64          `json:"journal_bytes"`
 }
 
 type readyMsg struct {

@@ -39,6 +39,7 @@ type WorkerConfig struct {
 	OutputCap   int
 	SoftTimeout time.Duration
 	Quota       WorkspaceQuota // zero fields mean the defaults
+	Journal     int64          // Options.JournalBytes, for the message of a full journal
 }
 
 // Root is an allowed directory as the worker gets it: the parent's real path of it (to map
@@ -70,7 +71,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
 		return err
 	}
-	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}}
+	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}, sessionBound: cfg.Journal}
 	runner, iso, err := setup(cfg, wk)
 	if err != nil {
 		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
@@ -86,7 +87,7 @@ func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, Roots: m.Roots,
 		Workspace: m.Workspace, OutputCap: m.OutputCap,
-		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota,
+		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 	}
 }
 
@@ -109,6 +110,8 @@ type worker struct {
 	replay  *replayJournal
 	waiting map[int]chan call
 	closed  bool
+
+	sessionBound int64 // Options.JournalBytes
 }
 
 func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
@@ -176,6 +179,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	before := runtime.NumGoroutine()
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	bg := leftRunning(before)
+	vars := runner.Vars()
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
 	wk.cell, wk.replay = 0, nil
@@ -188,7 +192,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	// them, so that they cannot print into, or call tools during, a later cell.
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: runner.Vars(), Background: bg, Rebuild: r.Rebuild || bg,
+		Err: errorInfoOf(r.Err), Vars: vars, Background: bg, Rebuild: r.Rebuild || bg,
 	}, journal, &log
 }
 
@@ -303,7 +307,11 @@ func (wk *worker) keep(cell int64, name string, args []any, v any, callErr error
 		wk.appendEntry(b)
 		return nil
 	}
-	wk.full = roomMessage(name, wk.room[0] < wk.room[1], min(wk.room[0], wk.room[1]))
+	if wk.room[0] < wk.room[1] {
+		wk.full = roomMessage(name, true, wk.room[0])
+	} else {
+		wk.full = roomMessage(name, false, wk.sessionBound)
+	}
 	marker, _ := json.Marshal(journalEntry{Name: overflowName, Err: wk.full})
 	wk.appendEntry(marker)
 	return fault.New(fault.Limit, "%s", wk.full)
