@@ -22,13 +22,13 @@ func TestJournalKeepsOnlyWhatReplayCannotRecompute(t *testing.T) {
 	}
 	o.Roots = []string{dir}
 	s := open(t, o)
-	code := fmt.Sprintf(`let t = 0; for (let i = 0; i < 40; i++) { t += peek(context, i * 100, 100).length + count(context, "ERROR") }; const note = read_file(%q); print(t, note)`, filepath.Join(dir, "n.txt"))
+	code := fmt.Sprintf(`let t = 0; for (let i = 0; i < 20; i++) { t += peek(context, i * 100, 100).length + count(context, "ERROR") }; const note = read_file(%q); print(t, note)`, filepath.Join(dir, "n.txt"))
 	r := run(t, s, code)
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	if r.ToolCounts["peek"] != 40 || r.ToolCounts["count"] != 40 || r.ToolCounts["read_file"] != 1 {
-		t.Errorf("tool counts %v; want 40 peeks, 40 counts, 1 read_file", r.ToolCounts)
+	if r.ToolCounts["peek"] != 20 || r.ToolCounts["count"] != 20 || r.ToolCounts["read_file"] != 1 {
+		t.Errorf("tool counts %v; want 20 peeks, 20 counts, 1 read_file", r.ToolCounts)
 	}
 	if len(s.journal.entries) != 1 {
 		t.Fatalf("%d journal entries; want 1", len(s.journal.entries))
