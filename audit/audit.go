@@ -268,6 +268,41 @@ func (d *DB) RecordTool(ctx context.Context, c ToolCall) error {
 	return d.errf(err, "record tool call %s of task %s", c.Name, c.Task)
 }
 
+// RecordTools appends tool calls in one transaction: a cell's calls cost one commit, not one
+// each. Nothing is written if any row fails.
+func (d *DB) RecordTools(ctx context.Context, calls []ToolCall) (err error) {
+	if len(calls) == 0 {
+		return nil
+	}
+	task := calls[0].Task
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.errf(err, "record %d tool calls of task %s", len(calls), task)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO tool_calls (task, step, name, args, result, error,
+		duration_ms, at) VALUES (?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return d.errf(err, "record %d tool calls of task %s", len(calls), task)
+	}
+	defer stmt.Close()
+	for _, c := range calls {
+		args, err := d.jsonText(c.Args, "{}")
+		if err != nil {
+			return d.errf(err, "record tool call %s of task %s: arguments", c.Name, c.Task)
+		}
+		if _, err := stmt.ExecContext(ctx, c.Task, c.Step, d.red.String(c.Name), args, d.text(c.Result),
+			d.text(c.Error), c.Duration.Milliseconds(), d.stamp(c.At)); err != nil {
+			return d.errf(err, "record tool call %s of task %s", c.Name, c.Task)
+		}
+	}
+	return d.errf(tx.Commit(), "record %d tool calls of task %s", len(calls), task)
+}
+
 // Task reads back one task; an unknown id gives an error wrapping ErrNotFound.
 func (d *DB) Task(ctx context.Context, id string) (Task, error) {
 	ts, err := d.queryTasks(ctx, `WHERE id = ?`, id)

@@ -367,3 +367,43 @@ func TestPruneAndList(t *testing.T) {
 		t.Errorf("after prune: %d tasks, want 2", len(ts))
 	}
 }
+
+// TestRecordToolsInOneTransaction: a batch of tool calls is written in one transaction, read
+// back in order, redacted like single rows, and not at all when a row fails or ctx has ended.
+func TestRecordToolsInOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	if err := d.StartTask(ctx, Task{ID: "t1", StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	key := fakeKey(t)
+	var batch []ToolCall
+	for i := range 500 {
+		batch = append(batch, ToolCall{Task: "t1", Step: 1, Name: "peek", Args: []any{"ctx0", i, 10}, Result: fmt.Sprint(i), At: t0})
+	}
+	batch[7].Result = "the key " + key
+	start := time.Now()
+	if err := d.RecordTools(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("500 rows in one transaction: %v", time.Since(start).Round(time.Millisecond))
+	got, err := d.ToolCalls(ctx, "t1")
+	if err != nil || len(got) != 500 || got[499].Result != "499" || string(got[3].Args.(json.RawMessage)) != `["ctx0",3,10]` {
+		t.Fatalf("read back %d rows, %v", len(got), err)
+	}
+	if strings.Contains(got[7].Result, key) {
+		t.Errorf("a batch row kept the key: %q", got[7].Result)
+	}
+	bad := []ToolCall{{Task: "t1", Name: "peek", Result: "kept?"}, {Task: "ghost", Name: "peek"}}
+	if err := d.RecordTools(ctx, bad); err == nil {
+		t.Error("a batch with a row of an unknown task succeeded")
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := d.RecordTools(done, []ToolCall{{Task: "t1", Name: "peek", Result: "late"}}); err == nil {
+		t.Error("RecordTools with an ended context succeeded")
+	}
+	if got, _ := d.ToolCalls(ctx, "t1"); len(got) != 500 {
+		t.Errorf("%d rows after two failed batches; want 500: a failed batch writes nothing", len(got))
+	}
+}

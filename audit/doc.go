@@ -19,7 +19,9 @@
 //   - steps: task, step, attempt, code and output (truncated), validator decision, findings
 //     (JSON), error kind, time.
 //   - tool_calls: task, step, tool name, arguments (JSON, truncated), result summary, error,
-//     duration, time.
+//     duration, time. RecordTools writes a batch (a cell's calls) in one transaction; the caller
+//     decides how many rows a cell gets (rlm records the first 100 calls of a cell, then one row
+//     per tool with the number of calls left out).
 //
 // Every text column is passed through a redact.Redactor before it is written (the one in
 // Options, or redact.New()), and long columns are truncated after redaction to a fixed number of

@@ -34,6 +34,7 @@ const (
 	MaxDirectChars       = 1_000_000 // characters a forced direct call may carry
 	DefaultFeedbackChars = 20_000    // characters of one cell's output shown to the root model
 	DefaultFailedStreak  = 3         // consecutive iterations in which no block worked: stop
+	DefaultMaxBlocks     = 8         // code blocks of one reply that run; the rest are skipped
 )
 
 // Config is one run. The zero value of every limit means its default.
@@ -49,6 +50,7 @@ type Config struct {
 	BatchWidth    int // concurrent sub-calls per batch (4)
 	Window        int // the root model's window in tokens; history is compacted at 85% (128,000)
 	FeedbackChars int // characters of cell output fed back per cell (20,000)
+	MaxBlocks     int // code blocks of one reply that run; later ones are skipped, and the model told (8)
 
 	// SubQuery, when set, answers llm_query prompts instead of Model (a recursive sub-RLM in a
 	// child process, for depth above 1). It must be safe for concurrent use.
@@ -128,6 +130,7 @@ func (c Config) withDefaults() Config {
 	def(&c.BatchWidth, DefaultBatchWidth)
 	def(&c.Window, DefaultWindow)
 	def(&c.FeedbackChars, DefaultFeedbackChars)
+	def(&c.MaxBlocks, DefaultMaxBlocks)
 	if c.Session.Lang == "" {
 		c.Session.Lang = "go"
 	}

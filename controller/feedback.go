@@ -39,8 +39,18 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 	if res.Rebuilt {
 		f.b.WriteString("The REPL process died during this block; a new one replayed your earlier successful blocks, so your variables are back, but this block's effects are lost.\n")
 	}
-	if res.Unreplayable {
-		f.b.WriteString("This block left work running in the background; it will not be replayed if the REPL restarts.\n")
+	switch {
+	case res.Unreplayable && res.Rebuilt:
+		f.b.WriteString("This block left work running in the background, so the REPL was restarted to stop it: its output stands, but its variables are gone. Finish all work before a block ends.\n")
+	case res.Unreplayable:
+		f.b.WriteString("This block's host results were too large to keep: if the REPL restarts, what it did is lost.\n")
+	}
+	if res.Deaths >= 2 {
+		more := fmt.Sprintf("%d more deaths", res.RestartsLeft+1)
+		if res.RestartsLeft == 0 {
+			more = "one more death"
+		}
+		fmt.Fprintf(&f.b, "The REPL process has died %d times in this session; %s will end the session and fail the run. Avoid what killed it: huge allocations, deep recursion, loops that never end.\n", res.Deaths, more)
 	}
 	if res.Final != nil && res.Err != nil {
 		f.b.WriteString("FINAL was not recorded, because the block failed.\n")

@@ -66,7 +66,6 @@ func (r *run) loop(ctx context.Context) Outcome {
 	r.subs = newSubHost(r.cfg, &r.step)
 	opts := r.cfg.Session
 	opts.Host = r.subs
-	opts.DeferRebuild = true // a stopped run must not wait for a journal replay
 	sess, err := repl.Open(ctx, opts)
 	if err != nil {
 		return Outcome{Err: err}
@@ -146,6 +145,10 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		return noCode(r.cfg.Session.Lang), outcome{failed: true, err: fault.New(fault.Format, "the reply had no code block")}, nil
 	}
 	var fb feedbackBuilder
+	if len(blocks) > r.cfg.MaxBlocks {
+		fb.b.WriteString(tooManyBlocks(len(blocks), r.cfg.MaxBlocks))
+		blocks = blocks[:r.cfg.MaxBlocks]
+	}
 	oc := outcome{failed: true, denied: true}
 	for i, code := range blocks {
 		start := time.Now()
@@ -162,6 +165,11 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 	}
 	fb.vars(r.sess.Vars())
 	return fb.text(2 * r.cfg.FeedbackChars), oc, nil
+}
+
+// tooManyBlocks is the feedback's first line for a reply with more code blocks than run.
+func tooManyBlocks(n, max int) string {
+	return fmt.Sprintf("Your reply had %d code blocks; only the first %d ran (at most %d per reply). Put more work into each block.\n", n, max, max)
 }
 
 // outcome is how an iteration's blocks went, for the failed-iterations breaker.

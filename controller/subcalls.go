@@ -79,8 +79,9 @@ func (h *subHost) setHit(err error) {
 	}
 }
 
-// query runs one sub-call and reports it. It gets the cell's time limit: a sub-call cannot hold
-// the root loop longer than the cell that made it.
+// query runs one sub-call and reports it. It gets what is left of the cell's time: the session
+// serves a host call under a context that ends at the cell's hard deadline (with
+// repl.ErrCellEnded as its cause), and the cell's whole limit bounds a call made without one.
 func (h *subHost) query(parent context.Context, prompt string) (string, error) {
 	ctx, cancel := context.WithTimeout(parent, h.cellLimit())
 	defer cancel()
@@ -95,7 +96,8 @@ func (h *subHost) query(parent context.Context, prompt string) (string, error) {
 	sc := SubCall{Step: *h.step, Prompt: prompt, Response: resp, Answer: resp.Text, Err: err, Took: time.Since(start)}
 	h.record(sc)
 	if err != nil {
-		if ctx.Err() != nil && parent.Err() == nil {
+		if errors.Is(context.Cause(parent), repl.ErrCellEnded) || ctx.Err() != nil && parent.Err() == nil {
+			// The cell's deadline, not the run's: the cell fails, the run goes on.
 			return "", fault.Wrap(fault.Timeout, err, fmt.Sprintf("llm_query ran past the cell's time limit (%s)", h.cellLimit()))
 		}
 		if endsRun(err) {
@@ -201,7 +203,7 @@ func endsRun(err error) bool {
 	return errors.Is(err, fault.Limit) || errors.Is(err, fault.Timeout)
 }
 
-// cellLimit is the time a sub-call may take: the cell's soft and hard deadlines.
+// cellLimit is the most time a sub-call may take: the cell's soft and hard deadlines.
 func (h *subHost) cellLimit() time.Duration {
 	d := h.cfg.Session.CellTimeout
 	if d <= 0 {

@@ -20,7 +20,7 @@ type Case struct {
 	Class  string // taxonomy class of an escape, e.g. "G1"
 	Expect string // "reject": the validator alone rejects it; "contain": valid code the runtime layers must contain
 	Rule   string // the rule id the finding must carry, when the header names one
-	Effect string // what the code does if it runs: read, write, connect, env, exec, crash, hang, tamper
+	Effect string // what the code does if it runs: read, write, connect, env, exec, crash, hang, tamper, oracle
 	Want   string // benign: the expected printed output ("\n" in the header is a line break)
 	Final  string // benign: the expected FINAL value
 	Ctx    string // benign: the name of the context file it runs against
@@ -31,7 +31,7 @@ type Case struct {
 func (c Case) HasWant() bool { return c.Want != "" || c.Final != "" }
 
 // Render substitutes the placeholders (@@CANARY@@, @@OUTSIDE@@, @@ADDR@@, @@HOST@@, @@PORT@@,
-// @@ROOT@@, @@LINK@@, @@DIRLINK@@).
+// @@ROOT@@, @@LINK@@, @@DIRLINK@@, @@DANGLING@@).
 func (c Case) Render(values map[string]string) []byte {
 	s := string(c.Source)
 	for k, v := range values {

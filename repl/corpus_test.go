@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,28 +111,37 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 	values := map[string]string{"CANARY": canary, "OUTSIDE": filepath.Join(t.TempDir(), "pwned"), "ADDR": "127.0.0.1:9", "HOST": "127.0.0.1", "PORT": "9"}
 	root := guardRoot(t, canary)
 	values["ROOT"], values["LINK"], values["DIRLINK"] = root, filepath.Join(root, "link"), filepath.Join(root, "dirlink")
+	values["DANGLING"] = filepath.Join(root, "dangling")
 	for _, lang := range []string{"go", "js"} {
-		on := open(t, realOptions(t, lang)) // the validator alone
+		onOpts := realOptions(t, lang) // the validator alone (and the path guard, for P1)
+		onOpts.Roots = []string{root}
+		on := open(t, onOpts)
 		offOpts := confinedOptions(t, lang) // the runtime and OS layers alone
 		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
 		offOpts.Roots = []string{root}
 		off := open(t, offOpts)
-		rejected, contained := 0, 0
+		rejected, guarded, contained := 0, 0, 0
 		for _, c := range cases {
 			if c.Lang != lang || !c.Escape {
 				continue
 			}
 			src := string(c.Render(values))
 			if c.Expect == "contain" {
-				// Valid code with hostile arguments: nothing for the validator to reject.
+				// Valid code with hostile arguments: nothing for the validator to reject, so
+				// the path guard must contain it with the validator on as well.
+				if why := breach(c, on.Exec(context.Background(), src), values); why != "" {
+					t.Errorf("%s: validator on: %s", c.Name, why)
+					continue
+				}
+				guarded++
 			} else if r := on.Exec(context.Background(), src); errors.Is(r.Err, fault.Rejected) {
 				rejected++
 			} else {
 				t.Errorf("%s: validator on: want rejected, got %v", c.Name, r.Err)
 			}
 			r := off.Exec(context.Background(), src)
-			if leaked(r) {
-				t.Errorf("%s: validator off: the canary leaked: %q", c.Name, r.Stdout)
+			if why := breach(c, r, values); why != "" {
+				t.Errorf("%s: validator off: %s", c.Name, why)
 				continue
 			}
 			if _, err := os.Stat(values["OUTSIDE"]); err == nil {
@@ -145,8 +155,36 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 			}
 			contained++
 		}
-		t.Logf("%s: %d escapes rejected with the validator on; %d contained with it off", lang, rejected, contained)
+		t.Logf("%s: %d escapes rejected with the validator on (and %d path-guard cases contained); %d contained with it off", lang, rejected, guarded, contained)
 	}
+}
+
+// breach explains how a case got out, or returns "": the canary in what it returned, or, for
+// effect: oracle, answers about paths outside the roots that differ from one another or name
+// what is there.
+func breach(c corpus.Case, r Result, values map[string]string) string {
+	if leaked(r) {
+		return fmt.Sprintf("the canary leaked: %q", r.Stdout)
+	}
+	if c.Effect != "oracle" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if r.Err != nil || len(lines) < 2 {
+		return fmt.Sprintf("the probes did not run: %q %v", r.Stdout, r.Err)
+	}
+	exe, _ := os.Executable()
+	for _, l := range lines {
+		if l != lines[0] {
+			return fmt.Sprintf("two paths outside the roots got different answers (an oracle):\n%s\n%s", lines[0], l)
+		}
+		for _, bad := range []string{"found", "resolves", filepath.Dir(values["CANARY"]), exe, "/usr/bin"} {
+			if strings.Contains(l, bad) {
+				return fmt.Sprintf("an answer names %q: %s", bad, l)
+			}
+		}
+	}
+	return ""
 }
 
 func leaked(r Result) bool {
@@ -189,8 +227,9 @@ func retry(s *Session, r *Result) bool {
 	return strings.TrimSpace(r.Stdout) == "2"
 }
 
-// guardRoot makes an allowed read root holding notes.txt, a symlink to the canary and a directory
-// symlink to the canary's directory, for the path-guard cases.
+// guardRoot makes an allowed read root holding notes.txt, a symlink to the canary, a directory
+// symlink to the canary's directory and a symlink to a missing file beside the canary, for the
+// path-guard cases.
 func guardRoot(t *testing.T, canary string) string {
 	t.Helper()
 	root, err := os.MkdirTemp("", "rlm-guard-root-")
@@ -208,6 +247,9 @@ func guardRoot(t *testing.T, canary string) string {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Dir(canary), filepath.Join(root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(canary), "missing.txt"), filepath.Join(root, "dangling")); err != nil {
 		t.Fatal(err)
 	}
 	return root

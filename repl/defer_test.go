@@ -9,16 +9,16 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
-// TestDeferRebuild: with DeferRebuild, a cell cancelled through its context returns at once,
-// without replaying a slow journal first; the next cell rebuilds the worker, state intact.
-func TestDeferRebuild(t *testing.T) {
-	s, err := Open(context.Background(), Options{Lang: "js", Worker: exampleWorker, DeferRebuild: true})
+// TestStoppedCellDefersRebuild: a cell stopped through its context returns at once, without
+// replaying a slow journal first; the next cell rebuilds the worker, state intact.
+func TestStoppedCellDefersRebuild(t *testing.T) {
+	s, err := Open(context.Background(), Options{Lang: "js", Worker: exampleWorker})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	// A journaled cell that takes about a second: without DeferRebuild, the cancel below would
-	// wait for its replay.
+	// A journaled cell that takes about a second: a rebuild inside the stopped Exec would wait
+	// for its replay.
 	slow := `let x = 0; const t0 = Date.now(); while (Date.now() - t0 < 1000) { x++ }; const kept = 41;`
 	if r := s.Exec(context.Background(), slow); r.Err != nil {
 		t.Fatal(r.Err)

@@ -18,8 +18,42 @@ import (
 type inherited struct {
 	files  []*os.File // ExtraFiles, in order
 	ctxFDs []int      // the context files' descriptors in the worker
+	ctxIDs []fileID   // the context files as they were when the session opened them
 	roots  []Root     // FD is the descriptor in the worker
 	ws     *Root
+}
+
+// fileID identifies a file's content cheaply: the inode, and the size and the modification and
+// change times, which every write moves.
+type fileID struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime unix.Timespec
+}
+
+func identify(f *os.File) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return fileID{}, err
+	}
+	return fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
+}
+
+// unchanged checks that the context files are as they were when the session opened them: a
+// replay recomputes the context tools from them, and a changed file would make the rebuilt
+// state differ from the one the cells built, silently.
+func (in *inherited) unchanged() error {
+	for i, want := range in.ctxIDs {
+		f := in.files[i]
+		got, err := identify(f)
+		if err != nil {
+			return fmt.Errorf("the context file %s cannot be checked (%v), so the earlier cells cannot be replayed against it", f.Name(), err)
+		}
+		if got != want {
+			return fmt.Errorf("the context file %s changed since the session opened it (%d bytes then, %d now), so the earlier cells cannot be replayed against it", f.Name(), want.size, got.size)
+		}
+	}
+	return nil
 }
 
 // openInherited opens the context files, the roots (Options.Roots, then the directories of the
@@ -32,7 +66,14 @@ func openInherited(o Options) (*inherited, error) {
 			in.close()
 			return nil, fmt.Errorf("context file: %w", err)
 		}
+		id, err := identify(f)
+		if err != nil {
+			f.Close()
+			in.close()
+			return nil, fmt.Errorf("context file: %w", err)
+		}
 		in.ctxFDs = append(in.ctxFDs, in.add(f))
+		in.ctxIDs = append(in.ctxIDs, id)
 	}
 	for _, p := range o.Roots {
 		if _, err := in.addRoot(p, false); err != nil {

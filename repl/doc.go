@@ -12,9 +12,17 @@
 //  4. host calls the worker cannot serve itself (llm_query) come back to the parent;
 //  5. output is capped with a marker that states the true length.
 //
-// Every successful cell and the host results it consumed are journaled. When the worker dies
-// (hard deadline, out of memory, stack overflow, a fatal runtime error, kill -9), the Session
-// starts a new worker and replays the journal, serving the recorded host results, so the rebuilt
-// state is the same and costs no model calls. A worker that dies more than MaxRestarts times
+// Every successful cell is journaled (journal.go) with the host results a replay cannot
+// recompute: file tools and sub-calls, bounded per cell and per session. Context tools are not
+// kept; a replay recomputes them from the same context files, once it has checked that they did
+// not change. When the worker dies (hard deadline, out of memory, stack overflow, a fatal
+// runtime error, kill -9), the Session starts a new worker and replays the journal under the
+// caller's context, serving the recorded results, so the rebuilt state is the same and costs no
+// model calls. A cancel stops the replay, and a cell that cannot be replayed before the deadline
+// is dropped, with the variables it held named. A worker that dies more than MaxRestarts times
 // within RestartWindow marks the session degraded, and restarts back off as min(2^n s, 300 s).
+//
+// The parent trusts nothing the worker sends. It bounds every answer, and it serves host calls
+// concurrently, so that the hard deadline holds while a sub-call runs (SECURITY.md, "The
+// parent's resource bounds").
 package repl

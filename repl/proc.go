@@ -2,6 +2,8 @@ package repl
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -9,7 +11,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/sandbox"
 )
@@ -88,7 +92,7 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*readyMsg, error) {
 	init := &initMsg{
 		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, Roots: in.roots,
-		Workspace: in.ws, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(),
+		Workspace: in.ws, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {
 		return nil, w.death(err)
@@ -125,14 +129,28 @@ func (w *workerProc) pump() {
 	close(w.exited)
 }
 
-// exec runs one cell. It serves the worker's host calls, enforces the hard deadline, and returns
-// the result, the host calls the cell made, and a non-nil death when the worker died.
-func (w *workerProc) exec(ctx context.Context, id int64, code string, replay bool, calls []call, o Options) (Result, []call, error) {
-	if err := w.conn.send(message{Op: "exec", ID: id, Code: code, Replay: replay, Calls: calls}); err != nil {
+// execReq is one exec: a cell, or a journal entry to replay, and the cell's journal rooms.
+type execReq struct {
+	id      int64
+	code    string
+	replay  bool
+	journal json.RawMessage // replay: the entry's journal
+	room    [2]int64        // bytes the cell may journal, and bytes the session has left
+}
+
+// exec runs one cell. It serves the worker's host calls concurrently, so that the hard deadline
+// holds while one is served, and returns the result, the cell's journal, and a non-nil death
+// when the worker died or was killed.
+func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, json.RawMessage, error) {
+	m := message{Op: "exec", ID: req.id, Code: req.code, Replay: req.replay, Journal: req.journal, CellRoom: req.room[0], SessionRoom: req.room[1]}
+	if err := w.conn.send(m); err != nil {
 		return Result{}, nil, w.death(err)
 	}
-	hard := time.NewTimer(o.CellTimeout + o.KillGrace)
+	limit := o.CellTimeout + o.KillGrace
+	hard := time.NewTimer(limit)
 	defer hard.Stop()
+	calls := newCallServer(ctx, time.Now().Add(limit), req.id, w, o.Host)
+	defer calls.stop()
 	for {
 		select {
 		case m, ok := <-w.msgs:
@@ -140,51 +158,170 @@ func (w *workerProc) exec(ctx context.Context, id int64, code string, replay boo
 				return Result{}, nil, w.death(errWorkerGone)
 			}
 			if m.Op == "call" && m.Call != nil {
-				w.serveCall(ctx, m.Call, o)
+				calls.serve(m)
 				continue
 			}
-			if m.Op == "result" && m.ID == id && m.Result != nil {
-				w.vars = m.Result.Vars
-				res := resultOf(m.Result)
-				if m.Result.Background {
-					res.Unreplayable = true
-				}
-				if m.Result.Rebuild {
-					w.kill() // the session sees a death and rebuilds from the journal
-					return res, m.Calls, errRebuild
-				}
-				return res, m.Calls, nil
+			if m.Op == "result" && m.ID == req.id && m.Result != nil {
+				return w.result(m, o)
 			}
 		case <-hard.C:
 			w.kill()
-			return Result{}, nil, fault.New(fault.Timeout, "the cell ran past its hard deadline (%v) and the worker was killed", o.CellTimeout+o.KillGrace)
+			return Result{}, nil, fault.New(fault.Timeout, "the cell ran past its hard deadline (%v) and the worker was killed", limit)
 		case <-ctx.Done():
 			w.kill()
-			return Result{}, nil, fault.Wrap(fault.Timeout, ctx.Err(), "the cell was cancelled and the worker was killed")
+			return Result{}, nil, fault.Wrap(fault.Timeout, ctx.Err(), "the cell was stopped and the worker was killed; the session's state is rebuilt before the next cell runs")
 		}
 	}
 }
 
-// serveCall answers one host call from the parent's Host. The worker journals the answer.
-func (w *workerProc) serveCall(ctx context.Context, c *call, o Options) {
-	reply := call{Seq: c.Seq, Name: c.Name}
-	if o.Host == nil {
-		reply.Err = fmt.Sprintf("%s is not available in this session", c.Name)
-	} else if v, err := o.Host.Call(ctx, c.Name, c.Args); err != nil {
-		reply.Err = err.Error()
-	} else {
-		reply.Result = v
+// result turns the worker's result message into a Result, bounding what a hostile worker could
+// inflate: the output, the tool log.
+func (w *workerProc) result(m message, o Options) (Result, json.RawMessage, error) {
+	w.vars = m.Result.Vars
+	res := resultOf(m.Result, o.OutputCap)
+	res.Tools, res.ToolCounts = toolsOf(m.Tools)
+	res.Unreplayable = m.Result.Background
+	if m.Result.Rebuild {
+		w.kill() // the session sees a death and rebuilds from the journal
+		return res, nil, errRebuild
 	}
-	_ = w.conn.send(message{Op: "reply", Call: &reply})
+	return res, m.Journal, nil
 }
 
-func resultOf(r *cellResult) Result {
+// callServer serves one exec's host calls from the parent's Host, each in its own goroutine, at
+// most maxConcurrentCalls at a time. Every call gets the cell's context, which ends (with the
+// cause ErrCellEnded) at the cell's hard deadline or when the exec returns.
+type callServer struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	id     int64
+	w      *workerProc
+	host   engine.Host
+	sem    chan struct{}
+	wg     sync.WaitGroup
+}
+
+// maxConcurrentCalls bounds the host calls of one cell served at once (a cell makes one at a
+// time; only goroutines a cell started can make more).
+const maxConcurrentCalls = 4
+
+// callStopGrace is how long an ending exec waits for its cancelled host calls to return.
+const callStopGrace = 250 * time.Millisecond
+
+// ErrCellEnded is the cause of a host call's context that ended with its cell: at the cell's
+// hard deadline, or when the cell returned (at its soft deadline, say) while the call was being
+// served. engine.Host.Call tells it apart from the end of the caller's own context (a run's
+// timeout, a signal) with errors.Is(context.Cause(ctx), ErrCellEnded).
+var ErrCellEnded = errors.New("the cell ended")
+
+func newCallServer(ctx context.Context, hard time.Time, id int64, w *workerProc, host engine.Host) *callServer {
+	cctx, cancel := context.WithCancelCause(ctx)
+	cctx, stopTimer := context.WithDeadlineCause(cctx, hard, ErrCellEnded)
+	stop := func() {
+		cancel(ErrCellEnded)
+		stopTimer()
+	}
+	return &callServer{ctx: cctx, cancel: stop, id: id, w: w, host: host, sem: make(chan struct{}, maxConcurrentCalls)}
+}
+
+// serve answers one call message; the answer carries the exec's id, so a late answer can never
+// reach a later cell.
+func (s *callServer) serve(m message) {
+	c := *m.Call
+	if m.ID != s.id {
+		return // a call of an earlier exec: nobody waits for it
+	}
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		s.reply(call{Seq: c.Seq, Name: c.Name, Err: fmt.Sprintf("%s: more than %d host calls at once; make them one after another", c.Name, maxConcurrentCalls)})
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.sem }()
+		reply := call{Seq: c.Seq, Name: c.Name}
+		defer func() {
+			if r := recover(); r != nil { // a Host's bug fails the call, not the parent
+				reply.Result, reply.Err = nil, fmt.Sprintf("%s failed in the host: %v", c.Name, r)
+				s.reply(reply)
+			}
+		}()
+		if s.host == nil {
+			reply.Err = fmt.Sprintf("%s is not available in this session", c.Name)
+		} else if v, err := s.host.Call(s.ctx, c.Name, c.Args); err != nil {
+			reply.Err = err.Error()
+		} else {
+			reply.Result = v
+		}
+		s.reply(reply)
+	}()
+}
+
+func (s *callServer) reply(c call) {
+	_ = s.w.conn.send(message{Op: "reply", ID: s.id, Call: &c})
+}
+
+// stop cancels the calls still being served and waits a moment for them to return.
+func (s *callServer) stop() {
+	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(callStopGrace):
+	}
+}
+
+func resultOf(r *cellResult, outputCap int) Result {
 	res := Result{Stdout: r.Stdout, Truncated: r.Truncated, Final: r.Final, Vars: r.Vars}
+	if utf8.RuneCountInString(res.Stdout) > outputCap+outputSlack {
+		res.Stdout = string([]rune(res.Stdout)[:outputCap]) + fmt.Sprintf("\n[output cut by the session at %d characters]", outputCap)
+		res.Truncated = true
+	}
 	if r.Err != nil {
 		res.Err = &CellError{Kind: fault.Kind(r.Err.Kind), Msg: r.Err.Message, Pos: r.Err.Pos}
 	}
 	return res
 }
+
+// outputSlack is room for the engines' own truncation marker past the output cap.
+const outputSlack = 200
+
+// toolsOf converts the worker's tool log, cut again to its bounds: the worker is not trusted.
+func toolsOf(l *toolLog) ([]ToolCall, map[string]int) {
+	if l == nil {
+		return nil, nil
+	}
+	calls := l.Calls[:min(len(l.Calls), maxLoggedCalls)]
+	out := make([]ToolCall, 0, len(calls))
+	for _, c := range calls {
+		args := make([]any, 0, min(len(c.Args), 8))
+		for _, a := range c.Args[:min(len(c.Args), 8)] {
+			if str, ok := a.(string); ok {
+				a = cutText(str)
+			}
+			args = append(args, a)
+		}
+		res, _ := c.Result.(string)
+		out = append(out, ToolCall{Name: cutText(c.Name), Args: args, Result: cutText(res), Err: cutText(c.Err)})
+	}
+	counts := make(map[string]int, len(l.Counts))
+	for name, n := range l.Counts {
+		if len(counts) == maxToolNames {
+			break
+		}
+		counts[cutText(name)] = n
+	}
+	return out, counts
+}
+
+// maxToolNames bounds the tool counts a worker may report (the API has fewer names).
+const maxToolNames = 64
 
 // CellError is an error a cell ended with, as the worker reported it.
 type CellError struct {

@@ -12,6 +12,10 @@ import (
 //
 // parent -> worker: init, exec, reply (the answer to a call), shutdown.
 // worker -> parent: ready (after init), call (a host call for the parent), result (of an exec).
+//
+// The parent treats everything the worker sends as hostile: sizes are bounded on both sides
+// (maxLine, the journal rooms, maxLoggedCalls), and a call or reply carries the id of the exec
+// it belongs to, so an answer can never reach a later cell.
 
 // maxLine bounds one protocol line; the output cap keeps results far below it.
 const maxLine = 64 << 20
@@ -22,14 +26,23 @@ type message struct {
 	// init
 	Init *initMsg `json:"init,omitempty"`
 
-	// exec and result
+	// exec, result, call and reply: the exec's id
 	ID     int64  `json:"id,omitempty"`
 	Code   string `json:"code,omitempty"`
-	Replay bool   `json:"replay,omitempty"` // exec: a journal replay; calls are answered from Calls
-	Calls  []call `json:"calls,omitempty"`  // exec (replay): recorded results; result: the calls made
+	Replay bool   `json:"replay,omitempty"` // exec: a journal replay; calls are answered from Journal
+
+	// Journal holds the results a replay cannot recompute (file tools, sub-calls), as a JSON
+	// list of journalEntry. exec (replay): what to serve; result: what the cell consumed. The
+	// parent keeps it as bytes and never decodes it.
+	Journal json.RawMessage `json:"journal,omitempty"`
+	// CellRoom and SessionRoom bound the journal of an exec: bytes this cell may keep, and bytes
+	// the session has left. A call whose result would not fit fails with a limit error.
+	CellRoom    int64 `json:"cell_room,omitempty"`
+	SessionRoom int64 `json:"session_room,omitempty"`
 
 	// result
 	Result *cellResult `json:"result,omitempty"`
+	Tools  *toolLog    `json:"tools,omitempty"` // the cell's host calls, in bounded form
 
 	// call and reply
 	Call *call `json:"call,omitempty"`
@@ -40,14 +53,16 @@ type message struct {
 
 // initMsg configures a worker once, before any interpreter exists.
 type initMsg struct {
-	Lang        string   `json:"lang"`
-	Validate    bool     `json:"validate"`
-	Contexts    []string `json:"contexts"`    // the context files' names, for messages
-	ContextFDs  []int    `json:"context_fds"` // the descriptors they are open on in the worker
-	Roots       []Root   `json:"roots"`       // read-only roots and their inherited descriptors
-	Workspace   *Root    `json:"workspace"`   // the writable root, or nil
-	OutputCap   int      `json:"output_cap"`
-	SoftTimeout int64    `json:"soft_timeout_ms"`
+	Lang         string         `json:"lang"`
+	Validate     bool           `json:"validate"`
+	Contexts     []string       `json:"contexts"`    // the context files' names, for messages
+	ContextFDs   []int          `json:"context_fds"` // the descriptors they are open on in the worker
+	Roots        []Root         `json:"roots"`       // read-only roots and their inherited descriptors
+	Workspace    *Root          `json:"workspace"`   // the writable root, or nil
+	OutputCap    int            `json:"output_cap"`
+	SoftTimeout  int64          `json:"soft_timeout_ms"`
+	Quota        WorkspaceQuota `json:"quota"`
+	JournalBytes int64          `json:"journal_bytes"`
 }
 
 type readyMsg struct {
@@ -55,7 +70,7 @@ type readyMsg struct {
 	Layers    []string `json:"layers"`
 }
 
-// call is one host call: made by the worker, answered by the parent or the journal.
+// call is one host call: made by the worker, answered by the parent.
 type call struct {
 	Seq    int    `json:"seq"`
 	Name   string `json:"name"`
@@ -64,6 +79,27 @@ type call struct {
 	Err    string `json:"error,omitempty"`
 }
 
+// journalEntry is one host result a replay serves instead of calling again: a file tool's or a
+// sub-call's. Key is a digest of the arguments, so a replay serves each call the result of the
+// same call (in any order: Go's map iteration differs from run to run), and a call the cell did
+// not make the first time is a divergence, never a wrong answer.
+type journalEntry struct {
+	Name   string          `json:"n"`
+	Key    string          `json:"k"`
+	Result json.RawMessage `json:"r,omitempty"`
+	Err    string          `json:"e,omitempty"`
+}
+
+// toolLog is a cell's host calls for the audit trail: the first maxLoggedCalls in full (long
+// arguments and results cut), and the number of calls of every tool.
+type toolLog struct {
+	Calls  []call         `json:"calls,omitempty"`
+	Counts map[string]int `json:"counts,omitempty"`
+}
+
+// maxLoggedCalls is how many host calls of one cell are logged one by one.
+const maxLoggedCalls = 100
+
 // cellResult is what the worker reports for one cell.
 type cellResult struct {
 	Stdout    string     `json:"stdout"`
@@ -71,11 +107,13 @@ type cellResult struct {
 	Final     *string    `json:"final,omitempty"`
 	Err       *errorInfo `json:"error,omitempty"`
 	Vars      []string   `json:"vars,omitempty"`
-	// Background is set when the cell left goroutines running: it cannot be replayed
-	// deterministically (a goroutine that panics later would kill every rebuilt worker).
+	// Background is set when the cell left goroutines running. They could print into, or call
+	// tools during, later cells, and a replay could not repeat them: the worker asks to be
+	// replaced (Rebuild), and the cell is not journaled.
 	Background bool `json:"background,omitempty"`
-	// Rebuild is set when the engine is left unusable (a heap still over its limit): the parent
-	// replaces the worker and replays the journal, which never holds the failed cell.
+	// Rebuild is set when the engine is left unusable (a heap still over its limit, goroutines
+	// left running): the parent replaces the worker and replays the journal, which never holds
+	// this cell.
 	Rebuild bool `json:"rebuild,omitempty"`
 }
 

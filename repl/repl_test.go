@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -55,7 +56,8 @@ func (f *fakeRunner) Vars() []string {
 	return out
 }
 
-// Run understands: set K V · print K · ask PROMPT · fail · final V · crash · hang · spin.
+// Run understands: set K V · print K · ask PROMPT · askdeaf PROMPT · fail · final V · crash · bg ·
+// hang · spin · sleep MS.
 func (f *fakeRunner) Run(ctx context.Context, src []byte, _ bool) engine.Result {
 	var out strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(string(src)), "\n") {
@@ -83,6 +85,13 @@ func (f *fakeRunner) Run(ctx context.Context, src []byte, _ bool) engine.Result 
 			go func() { time.Sleep(100 * time.Millisecond); panic("late panic in a goroutine") }()
 		case "hang": // a native call that ignores the soft deadline
 			select {}
+		case "sleep": // sleep MS: a slow cell (in its replay too)
+			ms, _ := strconv.Atoi(w[1])
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		case "askdeaf": // a host call that ignores the cell's deadline, as a stuck native call would
+			if _, err := f.host.Call(context.Background(), "llm_query", []any{w[1]}); err != nil {
+				return engine.Result{Stdout: out.String(), Err: err}
+			}
 		case "spin":
 			<-ctx.Done()
 			return engine.Result{Err: fault.Wrap(fault.Timeout, ctx.Err(), "cell interrupted")}
@@ -277,18 +286,18 @@ func TestBackgroundCellIsNotReplayed(t *testing.T) {
 	}
 }
 
-// TestCancelledCellRebuildsState: cancelling a runaway cell (Ctrl-C in the REPL) kills the worker,
-// and the rebuild must not inherit the cancellation.
+// TestCancelledCellRebuildsState: cancelling a runaway cell (Ctrl-C in the REPL) kills the worker
+// and returns; the next cell, under its own context, rebuilds the state first.
 func TestCancelledCellRebuildsState(t *testing.T) {
 	s := open(t, testOptions("full"))
 	run(t, s, "set x 9")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
 	r := s.Exec(ctx, "hang")
-	if !errors.Is(r.Err, fault.Timeout) || !r.Rebuilt || r.Lost != nil {
-		t.Fatalf("cancelled cell: err %v rebuilt %v lost %v; want timeout, rebuilt, nothing lost", r.Err, r.Rebuilt, r.Lost)
+	if !errors.Is(r.Err, fault.Timeout) || r.Rebuilt || r.Lost != nil || r.Deaths != 0 {
+		t.Fatalf("cancelled cell: err %v rebuilt %v lost %v deaths %d; want a timeout, no rebuild yet, no death counted", r.Err, r.Rebuilt, r.Lost, r.Deaths)
 	}
-	if r := run(t, s, "print x"); r.Stdout != "9\n" {
-		t.Fatalf("after the cancel: %q %v", r.Stdout, r.Err)
+	if r := run(t, s, "print x"); r.Stdout != "9\n" || !r.Rebuilt {
+		t.Fatalf("after the cancel: %q %v rebuilt %v", r.Stdout, r.Err, r.Rebuilt)
 	}
 }

@@ -52,7 +52,8 @@ func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
 		}
 		ws = &tools.Dir{Path: w.Path, FD: w.FD}
 	}
-	f, err := tools.NewFilesAt(dirs, ws, tools.FileLimits{})
+	lim := tools.FileLimits{WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)}
+	f, err := tools.NewFilesAt(dirs, ws, lim)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -33,12 +32,23 @@ type Options struct {
 	RestartWindow time.Duration // default 30 min
 	MaxBackoff    time.Duration // cap of the restart backoff min(2^n s, cap) (default 300 s)
 
-	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
+	// The journal keeps what a new worker needs to rebuild the session's state: the code of
+	// every successful cell and the host results a replay cannot recompute (file tools and
+	// sub-calls; context tools are recomputed). A call whose result would take a cell past
+	// CellJournalBytes (default 8 MiB), or the session past JournalBytes (default 64 MiB),
+	// fails with a limit error that says so.
+	JournalBytes     int64
+	CellJournalBytes int64
 
-	// DeferRebuild leaves the worker of a cell that ended with its context (cancelled, or past
-	// the context's deadline) dead: the next Exec rebuilds it. For callers that cancel to stop
-	// (rlm run), not to interrupt and go on (rlm repl): the replay would delay the stop.
-	DeferRebuild bool
+	Quota WorkspaceQuota // what write_file may leave in the workspace (default 256 MiB, 10,000 entries)
+
+	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
+}
+
+// WorkspaceQuota bounds what write_file may leave in the workspace; zero means the default.
+type WorkspaceQuota struct {
+	Bytes   int64 // bytes of regular files (default tools.DefaultWorkspaceBytes)
+	Entries int   // files, directories and links (default tools.DefaultWorkspaceEntries)
 }
 
 // Defaults.
@@ -48,6 +58,8 @@ const (
 	DefaultMaxRestarts   = 5
 	DefaultRestartWindow = 30 * time.Minute
 	DefaultMaxBackoff    = 300 * time.Second
+	DefaultJournalBytes  = 64 << 20
+	DefaultCellJournal   = 8 << 20
 	workerStartTimeout   = 10 * time.Second
 )
 
@@ -73,6 +85,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = DefaultMaxBackoff
 	}
+	if o.JournalBytes <= 0 {
+		o.JournalBytes = DefaultJournalBytes
+	}
+	if o.CellJournalBytes <= 0 {
+		o.CellJournalBytes = DefaultCellJournal
+	}
 	return o
 }
 
@@ -84,21 +102,31 @@ type Result struct {
 	Err       error   // nil, or an error of a fault kind; for rejections, the validator's findings
 	Vars      []string
 
-	// Rebuilt is set when the worker died during this cell and a new worker replayed the
-	// journal of earlier successful cells. Lost is set when that replay failed, with why.
+	// Rebuilt is set when a new worker replayed the journal of earlier successful cells: the
+	// worker died during this cell (or before it). Lost is set when that replay did not restore
+	// everything, with why and which variables are gone.
 	Rebuilt bool
 	Lost    error
 
-	// Unreplayable is set when the cell left work running in the background (goroutines): it is
-	// kept out of the journal, so a rebuilt session will not have what it did.
+	// Unreplayable is set when the cell left work running in the background (goroutines): the
+	// worker was replaced to stop it (Rebuilt), so the cell's output and FINAL stand but its
+	// changes to the session's state are gone. It is also set for a cell the journal had no
+	// room for: a rebuilt session will not have what it did.
 	Unreplayable bool
 
-	// Tools lists the host calls the cell made (peek, search, read_file, llm_query, ...), in
-	// order, for audit trails. Long arguments and results are cut.
-	Tools []ToolCall
+	// Deaths is set when the worker died during this cell (or before it): the deaths within
+	// Options.RestartWindow, this one included. RestartsLeft is how many more the session
+	// survives; one more past that and the session is degraded for good.
+	Deaths, RestartsLeft int
+
+	// Tools lists the cell's first host calls (peek, search, read_file, llm_query, ...), in
+	// order, for audit trails: at most 100, long arguments and results cut. ToolCounts counts
+	// every host call of the cell, by name.
+	Tools      []ToolCall
+	ToolCounts map[string]int
 }
 
-// ToolCall is one host call of a cell, as recorded for the journal.
+// ToolCall is one host call of a cell, as recorded for the audit trail.
 type ToolCall struct {
 	Name   string
 	Args   []any  // strings cut to toolTextCap characters
@@ -108,26 +136,10 @@ type ToolCall struct {
 
 const toolTextCap = 200
 
-func toolCalls(calls []call) []ToolCall {
-	if len(calls) == 0 {
-		return nil
-	}
-	out := make([]ToolCall, len(calls))
-	for i, c := range calls {
-		args := make([]any, len(c.Args))
-		for j, a := range c.Args {
-			if str, ok := a.(string); ok {
-				a = cutText(str)
-			}
-			args[j] = a
-		}
-		res, _ := json.Marshal(c.Result)
-		out[i] = ToolCall{Name: c.Name, Args: args, Result: cutText(string(res)), Err: c.Err}
-	}
-	return out
-}
-
 func cutText(s string) string {
+	if len(s) <= toolTextCap {
+		return s
+	}
 	r := []rune(s)
 	if len(r) <= toolTextCap {
 		return s
@@ -141,18 +153,12 @@ type Session struct {
 
 	mu       sync.Mutex
 	w        *workerProc
-	journal  []entry
+	journal  journal
 	deaths   []time.Time
 	degraded error
 	nextID   int64
 	iso      Isolation
 	in       *inherited // the context files and roots, open for the session's lifetime
-}
-
-// entry is one successful cell and the host results it consumed.
-type entry struct {
-	code  string
-	calls []call
 }
 
 // Open starts a session and its first worker.
@@ -195,12 +201,16 @@ func (s *Session) start(ctx context.Context) error {
 	// Below the minimum the worker itself refuses; a worker with no layers at all is refused here.
 	if ready.Isolation == "none" && !s.opts.AllowDegraded {
 		w.kill()
+		s.w = nil
 		return fault.New(fault.Denied, "the worker runs with no confinement layers; refusing to run untrusted code (pass --allow-degraded to run anyway)")
 	}
 	return nil
 }
 
-// Exec runs one cell. A failing cell never loses earlier state.
+// Exec runs one cell. A failing cell never loses earlier state. Everything Exec does ends with
+// ctx: the cell, and the rebuild of the session's state after a worker death. A cell stopped
+// through ctx (Ctrl-C, a signal, the caller's deadline) returns at once; the next Exec rebuilds
+// the state first, under its own ctx.
 func (s *Session) Exec(ctx context.Context, code string) Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,65 +220,85 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 	var pre Result
 	if s.w != nil && s.w.dead() {
 		s.w = nil
+		if err := s.died(&pre, fault.New(fault.Crashed, "the worker died between cells")); err != nil {
+			pre.Err = err
+			return pre
+		}
 	}
-	if s.w == nil { // the last worker died between cells
-		if pre = s.recover(ctx, nil); pre.Err != nil {
+	if s.w == nil {
+		rec := s.rebuild(ctx)
+		pre.Rebuilt, pre.Lost = rec.Rebuilt, rec.Lost
+		if s.w == nil {
+			pre.Err = rec.Err
+			if pre.Err == nil {
+				pre.Err, pre.Lost = pre.Lost, nil
+			}
 			return pre
 		}
 	}
 	s.nextID++
-	res, calls, death := s.w.exec(ctx, s.nextID, code, false, nil, s.opts)
-	res.Tools = toolCalls(calls)
-	if errors.Is(death, errRebuild) { // the cell failed and left the engine unusable
-		rec := s.recover(context.WithoutCancel(ctx), nil)
-		res.Rebuilt, res.Lost = rec.Rebuilt, rec.Lost
-		if rec.Err != nil && res.Lost == nil {
-			res.Lost = rec.Err
-		}
+	start := time.Now()
+	res, calls, death := s.w.exec(ctx, execReq{id: s.nextID, code: code, room: s.journal.rooms(s.opts, code)}, s.opts)
+	res.Deaths, res.RestartsLeft = pre.Deaths, pre.RestartsLeft
+	if death == nil {
+		s.journal.keep(s.opts, entry{code: code, calls: calls, took: time.Since(start), vars: res.Vars}, &res)
+		res.Rebuilt, res.Lost = pre.Rebuilt, pre.Lost
 		return res
 	}
-	if death != nil && s.opts.DeferRebuild && ctx.Err() != nil {
-		s.w.killWait()
-		s.w = nil
+	s.w.killWait()
+	s.w = nil
+	if !errors.Is(death, errRebuild) {
 		res.Err = death
-		return res
-	}
-	if death != nil {
-		// Rebuilding is not part of the cell: a cancelled cell (Ctrl-C) still gets its state back.
-		rec := s.recover(context.WithoutCancel(ctx), death)
-		res.Err, res.Rebuilt, res.Lost = death, rec.Rebuilt, rec.Lost
-		if rec.Err != nil && res.Lost == nil {
-			res.Lost = rec.Err
+		if ctx.Err() != nil {
+			return res // stopped on purpose: not a death; the next Exec rebuilds
 		}
+	}
+	if err := s.died(&res, death); err != nil {
+		res.Lost = err
 		return res
 	}
-	if res.Err == nil && !res.Unreplayable {
-		s.journal = append(s.journal, entry{code: code, calls: calls})
+	if ctx.Err() != nil {
+		return res
 	}
-	res.Rebuilt, res.Lost = pre.Rebuilt, pre.Lost
+	rec := s.rebuild(ctx)
+	res.Rebuilt, res.Lost = rec.Rebuilt, rec.Lost
+	if rec.Err != nil && res.Lost == nil {
+		res.Lost = rec.Err
+	}
 	return res
 }
 
-// recover records a worker death, applies the restart policy, starts a new worker and replays the
-// journal. The returned Result carries Rebuilt/Lost, or Err when no worker could be started.
-func (s *Session) recover(ctx context.Context, death error) Result {
-	if s.w != nil {
-		s.w.kill()
-		s.w = nil
-	}
+// died records a worker death and applies the restart policy: past MaxRestarts deaths within
+// RestartWindow the session is degraded, and the error says so. It sets res.Deaths and
+// res.RestartsLeft.
+func (s *Session) died(res *Result, death error) error {
 	now := time.Now()
 	s.deaths = append(s.deaths, now)
-	recent := 0
-	for _, t := range s.deaths {
-		if now.Sub(t) <= s.opts.RestartWindow {
-			recent++
-		}
-	}
+	recent := s.recentDeaths(now)
+	res.Deaths, res.RestartsLeft = recent, max(s.opts.MaxRestarts-recent, 0)
 	if recent > s.opts.MaxRestarts {
 		s.degraded = fault.New(fault.Crashed, "the worker died %d times in %v; the session is degraded and will not restart it (last: %v)", recent, s.opts.RestartWindow, death)
-		return Result{Err: s.degraded}
+		return s.degraded
 	}
-	if err := sleepCtx(ctx, backoff(recent, s.opts.MaxBackoff)); err != nil {
+	return nil
+}
+
+// recentDeaths counts the deaths within RestartWindow of now, forgetting older ones.
+func (s *Session) recentDeaths(now time.Time) int {
+	kept := s.deaths[:0]
+	for _, t := range s.deaths {
+		if now.Sub(t) <= s.opts.RestartWindow {
+			kept = append(kept, t)
+		}
+	}
+	s.deaths = kept
+	return len(kept)
+}
+
+// rebuild starts a new worker, after the restart backoff, and replays the journal. Everything
+// ends with ctx. The Result carries Rebuilt and Lost, or Err when no worker runs afterwards.
+func (s *Session) rebuild(ctx context.Context) Result {
+	if err := sleepCtx(ctx, backoff(s.recentDeaths(time.Now()), s.opts.MaxBackoff)); err != nil {
 		return Result{Err: fault.Wrap(fault.Timeout, err, "waiting to restart the worker")}
 	}
 	if err := s.start(ctx); err != nil {
@@ -288,7 +318,7 @@ func backoff(deaths int, max time.Duration) time.Duration {
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		return nil
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -300,28 +330,45 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// replay re-runs the journal in a fresh worker, serving recorded host results. On failure the
-// journal keeps the prefix that replayed, and Lost says what was lost.
+// replay re-runs the journal in the fresh worker, serving the recorded host results; context
+// tools are recomputed from the context files, which must not have changed. A cell whose replay
+// would not end before ctx's deadline is not replayed; on any failure the journal keeps the
+// prefix that replayed, and Lost says what was lost. When ctx ends during the replay, the
+// worker is stopped, the journal is kept whole, and Err says that the next cell rebuilds again.
 func (s *Session) replay(ctx context.Context) Result {
-	for i, e := range s.journal {
+	n := len(s.journal.entries)
+	if n > 0 {
+		if err := s.in.unchanged(); err != nil {
+			return Result{Lost: s.journal.dropFrom(0, err)}
+		}
+	}
+	for i := 0; i < len(s.journal.entries); i++ {
+		e := s.journal.entries[i]
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < e.took {
+			why := fmt.Errorf("cell %d of %d took %v to run, and only %v remain before the deadline", i+1, n, e.took.Round(time.Millisecond), max(time.Until(dl), 0).Round(time.Millisecond))
+			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, why)}
+		}
 		s.nextID++
-		res, _, death := s.w.exec(ctx, s.nextID, e.code, true, e.calls, s.opts)
-		err := death
-		if err == nil {
-			err = res.Err
+		res, _, death := s.w.exec(ctx, execReq{id: s.nextID, code: e.code, replay: true, journal: e.calls}, s.opts)
+		if ctx.Err() != nil {
+			s.w.killWait()
+			s.w = nil
+			return Result{Err: fault.Wrap(fault.Timeout, ctx.Err(), fmt.Sprintf("rebuilding the session's state was stopped at cell %d of %d; the next cell rebuilds it again", i+1, n))}
 		}
 		if death != nil {
 			// The cell killed the new worker too: drop it, so the next rebuild gets past it.
-			lost := fmt.Errorf("replaying cell %d of %d killed the worker, so it was dropped from the journal: %w", i+1, len(s.journal), death)
-			s.journal = append(s.journal[:i:i], s.journal[i+1:]...)
-			s.w.kill()
+			s.w.killWait()
 			s.w = nil
+			lost := fmt.Errorf("replaying cell %d of %d killed the worker, so it was dropped from the journal: %w", i+1, n, death)
+			s.journal.drop(i)
+			var r Result
+			if err := s.died(&r, death); err != nil {
+				lost = err
+			}
 			return Result{Rebuilt: i > 0, Lost: lost}
 		}
-		if err != nil {
-			lost := fmt.Errorf("state rebuilt up to cell %d of %d; replaying cell %d failed: %w", i, len(s.journal), i+1, err)
-			s.journal = s.journal[:i]
-			return Result{Rebuilt: i > 0, Lost: lost}
+		if res.Err != nil {
+			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, fmt.Errorf("replaying cell %d of %d failed: %w", i+1, n, res.Err))}
 		}
 	}
 	return Result{Rebuilt: true}

@@ -1,7 +1,11 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +38,8 @@ type WorkerConfig struct {
 	Workspace   *Root  // the only writable directory; nil if there is none
 	OutputCap   int
 	SoftTimeout time.Duration
+	Quota       WorkspaceQuota // zero fields mean the defaults
+	Journal     int64          // Options.JournalBytes, for the message of a full journal
 }
 
 // Root is an allowed directory as the worker gets it: the parent's real path of it (to map
@@ -65,7 +71,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
 		return err
 	}
-	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}}
+	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}, sessionBound: cfg.Journal}
 	runner, iso, err := setup(cfg, wk)
 	if err != nil {
 		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
@@ -81,22 +87,31 @@ func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, Roots: m.Roots,
 		Workspace: m.Workspace, OutputCap: m.OutputCap,
-		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond,
+		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 	}
 }
 
-// worker is the engine's Host inside the worker process: calls go to the parent, or, during a
-// replay, are answered from the journal in order.
+// worker is the engine's Host inside the worker process. Context tools are served here and
+// never journaled: a replay recomputes them from the same mapped files (the parent checks that
+// the files are unchanged before it replays). File tools are served here too and journaled;
+// every other call goes to the parent and is journaled. During a replay, journaled calls are
+// answered from the journal.
 type worker struct {
 	conn  *conn
-	local *localTools // context tools served in the worker; nil serves none
+	local *localTools // context and file tools served in the worker; nil serves none
 
 	mu      sync.Mutex
-	seq     int
-	made    []call // calls made by the current cell, with their results
-	replay  []call // recorded calls to serve during a replay
+	cell    int64 // the running exec's id; 0 between cells
+	seq     int   // calls made by the current cell
+	log     toolLog
+	journal bytes.Buffer // the current cell's journal entries, comma-separated
+	room    [2]int64     // the exec's CellRoom and SessionRoom
+	full    string       // set once the journal is full: the error every later journaled call gets
+	replay  *replayJournal
 	waiting map[int]chan call
 	closed  bool
+
+	sessionBound int64 // Options.JournalBytes
 }
 
 func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
@@ -106,8 +121,8 @@ func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
 	for {
 		select {
 		case m := <-execs:
-			res := wk.runCell(runner, cfg, m)
-			if err := wk.conn.send(message{Op: "result", ID: m.ID, Result: res, Calls: wk.takeCalls()}); err != nil {
+			res, journal, log := wk.runCell(runner, cfg, m)
+			if err := wk.conn.send(message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}); err != nil {
 				return err
 			}
 		case err := <-errc:
@@ -132,7 +147,7 @@ func (wk *worker) read(execs chan<- message, errc chan<- error) {
 		case "exec":
 			execs <- m
 		case "reply":
-			wk.deliver(m.Call)
+			wk.deliver(m.ID, m.Call)
 		case "shutdown":
 			wk.closeWaiting()
 			errc <- io.EOF
@@ -141,11 +156,18 @@ func (wk *worker) read(execs chan<- message, errc chan<- error) {
 	}
 }
 
-func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) *cellResult {
+func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResult, json.RawMessage, *toolLog) {
+	rj, err := parseJournal(m.Journal)
+	if err != nil {
+		return &cellResult{Err: errorInfoOf(fault.Wrap(fault.Logic, err, "replay"))}, nil, nil
+	}
 	wk.mu.Lock()
-	wk.seq, wk.made, wk.replay = 0, nil, nil
+	wk.cell, wk.seq, wk.log, wk.full = m.ID, 0, toolLog{}, ""
+	wk.journal.Reset()
+	wk.room = [2]int64{m.CellRoom, m.SessionRoom}
+	wk.replay = nil
 	if m.Replay {
-		wk.replay = m.Calls
+		wk.replay = rj
 	}
 	wk.mu.Unlock()
 	ctx := context.Background()
@@ -156,10 +178,22 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) *cellResul
 	}
 	before := runtime.NumGoroutine()
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
+	bg := leftRunning(before)
+	vars := runner.Vars()
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	wk.cell, wk.replay = 0, nil
+	var journal json.RawMessage
+	if wk.journal.Len() > 0 && !m.Replay {
+		journal = append(append([]byte{'['}, wk.journal.Bytes()...), ']')
+	}
+	log := wk.log
+	// A cell that left goroutines running asks for a new worker: that is the one way to stop
+	// them, so that they cannot print into, or call tools during, a later cell.
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: runner.Vars(), Background: leftRunning(before), Rebuild: r.Rebuild,
-	}
+		Err: errorInfoOf(r.Err), Vars: vars, Background: bg, Rebuild: r.Rebuild || bg,
+	}, journal, &log
 }
 
 // leftRunning reports whether more goroutines run than before the cell, after giving the
@@ -202,32 +236,150 @@ func errorInfoOf(err error) *errorInfo {
 // Call implements engine.Host for the engine running in this worker.
 func (wk *worker) Call(ctx context.Context, name string, args []any) (any, error) {
 	wk.mu.Lock()
-	seq := wk.seq
+	cell, seq := wk.cell, wk.seq
 	wk.seq++
-	if wk.replay != nil {
-		defer wk.mu.Unlock()
-		return wk.replayed(seq, name)
+	rj := wk.replay
+	wk.mu.Unlock()
+	if cell == 0 {
+		return nil, fault.New(fault.Logic, "%s was called while no cell was running, by a goroutine an earlier cell left behind; wait for your goroutines (sync.WaitGroup) before a cell ends", name)
 	}
+	var v any
+	var err error
+	switch {
+	case contextTools[name] && wk.local != nil:
+		v, _, err = wk.local.call(name, args)
+	case rj != nil:
+		v, err = rj.serve(name, args)
+	default:
+		v, err = wk.journaled(ctx, cell, seq, name, args)
+	}
+	wk.logCall(cell, name, args, v, err)
+	return v, err
+}
+
+// journaled makes a call whose result a replay cannot recompute, and keeps the result in the
+// cell's journal, within the exec's rooms.
+func (wk *worker) journaled(ctx context.Context, cell int64, seq int, name string, args []any) (any, error) {
+	wk.mu.Lock()
+	full := wk.full
+	wk.mu.Unlock()
+	if full != "" {
+		return nil, fault.New(fault.Limit, "%s", full)
+	}
+	var v any
+	var err error
+	handled := false
 	if wk.local != nil {
-		if v, ok, err := wk.local.call(name, args); ok {
-			wk.made = append(wk.made, call{Seq: seq, Name: name, Args: args, Result: v, Err: errText(err)})
-			wk.mu.Unlock()
-			return v, err
-		}
+		v, handled, err = wk.local.call(name, args)
 	}
+	if !handled {
+		v, err = wk.remote(ctx, cell, seq, name, args)
+	}
+	if kerr := wk.keep(cell, name, args, v, err); kerr != nil {
+		return nil, kerr
+	}
+	return v, err
+}
+
+// keep appends a call's outcome to the cell's journal. A result that does not fit the rooms is
+// dropped, the journal is closed with a marker, and the call fails with a limit error, as does
+// every later journaled call of the cell (a replay serves the same error from the marker).
+func (wk *worker) keep(cell int64, name string, args []any, v any, callErr error) error {
+	e := journalEntry{Name: name, Key: argsKey(name, args), Err: errText(callErr)}
+	if callErr == nil {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fault.Wrap(fault.Logic, err, name+": the result cannot be journaled")
+		}
+		e.Result = raw
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fault.Wrap(fault.Logic, err, name+": the result cannot be journaled")
+	}
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	if wk.cell != cell {
+		return nil
+	}
+	used := int64(wk.journal.Len() + len(b) + 3)
+	if used <= wk.room[0] && used <= wk.room[1] {
+		wk.appendEntry(b)
+		return nil
+	}
+	if wk.room[0] < wk.room[1] {
+		wk.full = roomMessage(name, true, wk.room[0])
+	} else {
+		wk.full = roomMessage(name, false, wk.sessionBound)
+	}
+	marker, _ := json.Marshal(journalEntry{Name: overflowName, Err: wk.full})
+	wk.appendEntry(marker)
+	return fault.New(fault.Limit, "%s", wk.full)
+}
+
+func (wk *worker) appendEntry(b []byte) {
+	if wk.journal.Len() > 0 {
+		wk.journal.WriteByte(',')
+	}
+	wk.journal.Write(b)
+}
+
+// overflowName marks the end of a journal that ran out of room.
+const overflowName = "*"
+
+// roomMessage is the error of a call whose result does not fit the journal: the one place it is
+// written.
+func roomMessage(name string, perCell bool, room int64) string {
+	if perCell {
+		return fmt.Sprintf("%s: this cell's file-tool and sub-call results passed %s, the most one cell keeps to rebuild the session after a crash; do the work in smaller cells: grep first, read only what matches, and print summaries", name, sizeText(room))
+	}
+	return fmt.Sprintf("%s: the session's file-tool and sub-call results passed %s, the most a session keeps to rebuild itself after a crash; no more fit: answer from what you have found, or start a new session", name, sizeText(room))
+}
+
+// sizeText writes a byte count for people: "8 MiB", "512 KiB", "300 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// argsKey is a digest of a call's name and arguments (as JSON, whose object keys are sorted).
+func argsKey(name string, args []any) string {
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	_ = json.NewEncoder(h).Encode(args)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// remote asks the parent and waits for its reply or the end of the cell.
+func (wk *worker) remote(ctx context.Context, cell int64, seq int, name string, args []any) (any, error) {
 	ch := make(chan call, 1)
-	wk.waiting[seq] = ch
+	wk.mu.Lock()
 	closed := wk.closed
+	if !closed {
+		wk.waiting[seq] = ch
+	}
 	wk.mu.Unlock()
 	if closed {
 		return nil, fault.New(fault.Crashed, "the session is closing")
 	}
-	if err := wk.conn.send(message{Op: "call", Call: &call{Seq: seq, Name: name, Args: args}}); err != nil {
+	defer func() {
+		wk.mu.Lock()
+		delete(wk.waiting, seq)
+		wk.mu.Unlock()
+	}()
+	if err := wk.conn.send(message{Op: "call", ID: cell, Call: &call{Seq: seq, Name: name, Args: args}}); err != nil {
 		return nil, err
 	}
 	select {
 	case got := <-ch:
-		wk.record(got)
 		if got.Err != "" {
 			return nil, errors.New(got.Err)
 		}
@@ -237,17 +389,107 @@ func (wk *worker) Call(ctx context.Context, name string, args []any) (any, error
 	}
 }
 
-// replayed answers call seq from the journal; it must be the same call the original run made.
-func (wk *worker) replayed(seq int, name string) (any, error) {
-	if seq >= len(wk.replay) || wk.replay[seq].Name != name {
-		return nil, fault.New(fault.Logic, "replay diverged at host call %d (%s): the cell no longer makes the calls it made", seq, name)
+// logCall counts the call, and logs it in full if it is among the cell's first maxLoggedCalls.
+func (wk *worker) logCall(cell int64, name string, args []any, v any, err error) {
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	if wk.cell != cell {
+		return
 	}
-	c := wk.replay[seq]
-	wk.made = append(wk.made, c)
-	if c.Err != "" {
-		return nil, errors.New(c.Err)
+	if wk.log.Counts == nil {
+		wk.log.Counts = map[string]int{}
 	}
-	return c.Result, nil
+	wk.log.Counts[name]++
+	if len(wk.log.Calls) >= maxLoggedCalls {
+		return
+	}
+	cut := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			a = cutText(s)
+		}
+		cut[i] = a
+	}
+	c := call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: cutText(errText(err))}
+	if err == nil {
+		res, _ := json.Marshal(v)
+		c.Result = cutText(string(res))
+	}
+	wk.log.Calls = append(wk.log.Calls, c)
+}
+
+// replayJournal serves a replayed cell's journaled calls: by name and argument digest, each
+// recorded result once, in the order recorded.
+type replayJournal struct {
+	byKey    map[string][]journalEntry
+	overflow string // the error of calls past a full journal, if the cell ran out of room
+}
+
+func parseJournal(raw json.RawMessage) (*replayJournal, error) {
+	rj := &replayJournal{byKey: map[string][]journalEntry{}}
+	if len(raw) == 0 {
+		return rj, nil
+	}
+	var entries []journalEntry
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("the journal is unreadable: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name == overflowName {
+			rj.overflow = e.Err
+			continue
+		}
+		rj.byKey[e.Name+"\x00"+e.Key] = append(rj.byKey[e.Name+"\x00"+e.Key], e)
+	}
+	return rj, nil
+}
+
+// serve answers a replayed call from the journal; a call the cell did not make the first time is
+// a divergence.
+func (rj *replayJournal) serve(name string, args []any) (any, error) {
+	k := name + "\x00" + argsKey(name, args)
+	q := rj.byKey[k]
+	if len(q) == 0 {
+		if rj.overflow != "" {
+			return nil, fault.New(fault.Limit, "%s", rj.overflow)
+		}
+		return nil, fault.New(fault.Logic, "replay diverged: the cell called %s with arguments it did not use the first time", name)
+	}
+	e := q[0]
+	rj.byKey[k] = q[1:]
+	if e.Err != "" {
+		return nil, errors.New(e.Err)
+	}
+	var v any
+	if len(e.Result) > 0 {
+		d := json.NewDecoder(bytes.NewReader(e.Result))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return nil, fault.Wrap(fault.Logic, err, "replay: a journaled result is unreadable")
+		}
+	}
+	return plainNumbers(v), nil
+}
+
+// plainNumbers turns json.Number into int64 (or float64), as the engines' plain data has it.
+func plainNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = plainNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = plainNumbers(x[k])
+		}
+	}
+	return v
 }
 
 func errText(err error) string {
@@ -257,31 +499,20 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (wk *worker) record(c call) {
-	wk.mu.Lock()
-	wk.made = append(wk.made, c)
-	wk.mu.Unlock()
-}
-
-func (wk *worker) deliver(c *call) {
+func (wk *worker) deliver(cell int64, c *call) {
 	if c == nil {
 		return
 	}
 	wk.mu.Lock()
-	ch, ok := wk.waiting[c.Seq]
-	delete(wk.waiting, c.Seq)
+	var ch chan call
+	if cell == wk.cell {
+		ch = wk.waiting[c.Seq]
+		delete(wk.waiting, c.Seq)
+	}
 	wk.mu.Unlock()
-	if ok {
+	if ch != nil {
 		ch <- *c
 	}
-}
-
-func (wk *worker) takeCalls() []call {
-	wk.mu.Lock()
-	defer wk.mu.Unlock()
-	made := wk.made
-	wk.made = nil
-	return made
 }
 
 func (wk *worker) closeWaiting() {

@@ -3,7 +3,6 @@ package tools
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,33 +116,4 @@ func (f *Files) find(p string) *root {
 		}
 	}
 	return nil
-}
-
-// climb rewrites a path whose part below its root starts by leaving the root with ".."
-// components: the same path, from the root's lexical parent. Root paths are real, so their
-// lexical parents are their real parents, and a relative path like "../docs/a.txt" from the
-// workspace reaches a sibling root through its descriptor, without resolving names above the
-// roots (which an unprivileged worker often cannot). ok is false for any other path.
-func (f *Files) climb(p string) (string, bool) {
-	r, rel := f.rootOf(p)
-	if r == nil {
-		return "", false
-	}
-	parts := strings.Split(rel, "/")
-	up, i := 0, 0
-	for ; i < len(parts); i++ {
-		if parts[i] == ".." {
-			up++
-		} else if parts[i] != "." && parts[i] != "" {
-			break
-		}
-	}
-	if up == 0 {
-		return "", false
-	}
-	base := r.path
-	for range up {
-		base = filepath.Dir(base)
-	}
-	return strings.TrimSuffix(base, "/") + "/" + strings.Join(parts[i:], "/"), true
 }

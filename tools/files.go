@@ -3,17 +3,16 @@ package tools
 // File tools and their path guard: read_file, list_dir, file_info, grep and write_file.
 //
 // Every path is resolved against the allowed roots (relative paths against the workspace) and
-// the file is opened relative to a descriptor of its root. Where the kernel has openat2, the
-// open uses RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel itself refuses a path that
-// leaves the root, even one swapped for a symlink between a check and the open. A path that
-// leaves its root through leading ".." components ("../docs/a.txt" from the workspace) is
-// re-rooted at the root's real parent without resolving any name (an unprivileged worker may
-// not be able to resolve names above its roots) and tried again. A path the kernel refuses
-// otherwise (an absolute symlink, say) is resolved with realpath and, if the real path lies in
-// a root, opened again with RESOLVE_NO_SYMLINKS as well. Without openat2 the
-// guard resolves with realpath, opens with O_NOFOLLOW and checks the opened descriptor's own
-// path (/proc/self/fd) before using it. Files on procfs are refused in both modes. Landlock in
-// the worker enforces the same roots as a second layer.
+// the file is opened relative to a descriptor of its root. A path that stays in its root is
+// opened with openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel itself refuses a path
+// that leaves the root, even one swapped for a symlink between a check and the open. Any other
+// path (a symlink to another root, "../docs/a.txt" from the workspace, an old kernel) is
+// resolved by the guard's walk (guard.go), which follows symlinks inside the roots only and
+// never looks at a name outside them: Landlock does not cover lstat or readlink, so resolving
+// outside paths would tell a cell what exists there. Every path outside the roots gets one
+// message, which names the path as the caller wrote it and the roots, never a resolved target.
+// Files on procfs are refused. Landlock in the worker enforces the same roots as a second
+// layer. write_file also keeps the workspace within a quota of bytes and entries.
 
 import (
 	"bufio"
@@ -24,7 +23,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,6 +45,11 @@ type FileLimits struct {
 	WriteBytes  int // bytes write_file writes (50,000)
 	ListEntries int // entries list_dir returns (1,000)
 	GrepFiles   int // files one grep scans (10,000)
+
+	// The workspace quota: what write_file may leave in the workspace, counting what was there
+	// before. Bytes of regular files (256 MiB) and entries: files, directories, links (10,000).
+	WorkspaceBytes   int
+	WorkspaceEntries int
 }
 
 // Default file caps.
@@ -56,6 +59,9 @@ const (
 	DefaultWriteBytes  = 50000
 	DefaultListEntries = 1000
 	DefaultGrepFiles   = 10000
+
+	DefaultWorkspaceBytes   = 256 << 20
+	DefaultWorkspaceEntries = 10_000
 
 	grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
 )
@@ -72,6 +78,8 @@ func (l FileLimits) effective() (FileLimits, error) {
 		{"WriteBytes", &out.WriteBytes, DefaultWriteBytes},
 		{"ListEntries", &out.ListEntries, DefaultListEntries},
 		{"GrepFiles", &out.GrepFiles, DefaultGrepFiles},
+		{"WorkspaceBytes", &out.WorkspaceBytes, DefaultWorkspaceBytes},
+		{"WorkspaceEntries", &out.WorkspaceEntries, DefaultWorkspaceEntries},
 	} {
 		if *f.v < 0 {
 			return out, invalidf("file limit %s is %d; use 0 for the default or a positive cap", f.name, *f.v)
@@ -90,6 +98,7 @@ type Files struct {
 	workspace *root   // also in roots; nil if there is none
 	lim       FileLimits
 	openat2   bool
+	quota     quota // what the workspace holds, measured at the first write
 }
 
 type root struct {
@@ -132,12 +141,17 @@ func (f *Files) Close() error {
 }
 
 // Mode names how paths are opened: "openat2" (RESOLVE_BENEATH, checked by the kernel) or
-// "realpath" (realpath, O_NOFOLLOW and a check of the opened descriptor's path).
+// "nofollow" (the guard's walk, then one component at a time with O_NOFOLLOW).
 func (f *Files) Mode() string {
 	if f.openat2 {
 		return "openat2"
 	}
-	return "realpath"
+	return "nofollow"
+}
+
+// openBelow opens rel below dirfd following no symlink, as the Files' mode says.
+func (f *Files) openBelow(dirfd int, rel string, flags int) (int, error) {
+	return openBelow(dirfd, rel, flags, f.openat2)
 }
 
 func (f *Files) rootList() string {
@@ -200,89 +214,37 @@ func (f *Files) rootOf(p string) (*root, string) {
 	return nil, ""
 }
 
-// open opens the path p (already absolute) with flags, inside an allowed root.
+// open opens the path p (already absolute) with flags, inside an allowed root. A path that
+// stays in its root lexically is opened by the kernel with RESOLVE_BENEATH in one call; any
+// other path is resolved by the guard's walk (guard.go), which looks at nothing outside the
+// roots, and every path outside them gets the one message of Files.outside.
 func (f *Files) open(tool, p string, flags int) (*os.File, error) {
-	flags |= unix.O_CLOEXEC
 	if f.openat2 {
 		if r, rel := f.rootOf(p); r != nil {
-			fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+			fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
 			if err == nil {
 				return f.checked(tool, p, fd)
 			}
 			if !errors.Is(err, unix.EXDEV) && !errors.Is(err, unix.ELOOP) {
 				return nil, osErr(tool, p, err)
 			}
-			if q, ok := f.climb(p); ok {
-				return f.open(tool, q, flags)
-			}
 		}
 	}
-	return f.openResolved(tool, p, flags)
-}
-
-// openResolved opens a path that leaves its root lexically or through a symlink, or names no
-// root at all: it resolves the path with realpath and sees where it really lies.
-func (f *Files) openResolved(tool, p string, flags int) (*os.File, error) {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, f.missing(tool, p, err)
-	}
-	r, rel := f.rootOf(real)
-	if r == nil {
-		if real != p {
-			return nil, deniedf("path %s resolves to %s, outside the allowed roots (%s); use a path under one of them", p, real, f.rootList())
-		}
+	r, rel, err := f.resolve(tool, p)
+	if errors.Is(err, errOutside) {
 		return nil, f.outside(p)
 	}
-	if f.openat2 {
-		fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_SYMLINKS})
-		if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ELOOP) {
-			return nil, deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
-		}
-		if err != nil {
-			return nil, osErr(tool, p, err)
-		}
-		return f.checked(tool, p, fd)
+	if err != nil {
+		return nil, err
 	}
-	fd, err := unix.Open(real, flags|unix.O_NOFOLLOW, 0)
-	if errors.Is(err, unix.ELOOP) {
+	fd, err := f.openBelow(r.fd, rel, flags)
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
 		return nil, deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
 	}
 	if err != nil {
 		return nil, osErr(tool, p, err)
 	}
-	// A directory on the way may have been swapped since realpath: ask the kernel where the
-	// descriptor really is.
-	got, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
-	if err != nil {
-		unix.Close(fd)
-		return nil, deniedf("path %s: cannot confirm where it was opened (%v); refused", p, err)
-	}
-	if r, _ := f.rootOf(got); r == nil {
-		unix.Close(fd)
-		return nil, deniedf("path %s changed while it was opened (now %s); it must stay under the allowed roots (%s)", p, got, f.rootList())
-	}
 	return f.checked(tool, p, fd)
-}
-
-// missing explains a path realpath could not resolve. It says "does not exist" only when the
-// nearest existing ancestor is inside a root, so that the answer tells nothing about paths
-// outside.
-func (f *Files) missing(tool, p string, err error) error {
-	dir := filepath.Clean(p)
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			if r, _ := f.rootOf(real); r == nil {
-				return f.outside(p)
-			}
-			break
-		}
-		if dir == filepath.Dir(dir) {
-			return f.outside(p)
-		}
-		dir = filepath.Dir(dir)
-	}
-	return osErr(tool, p, err)
 }
 
 // checked refuses descriptors on procfs (a root that contains /proc must not expose it) and
@@ -565,7 +527,8 @@ func clipLine(b []byte) string {
 }
 
 // mkdirs opens the workspace directory below which the file p (as the caller named it: path) is
-// written, one component at a time, creating missing ones and following no symlink.
+// written, one component at a time, creating missing ones (each counted against the quota) and
+// following no symlink.
 func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 	ws := f.workspace
 	dir, err := unix.Openat(ws.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -575,7 +538,15 @@ func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 	for _, c := range comps {
 		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) {
-			if err := unix.Mkdirat(dir, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			if qerr := f.quota.fits(f, path, 1, 0); qerr != nil {
+				unix.Close(dir)
+				return -1, qerr
+			}
+			err = unix.Mkdirat(dir, c, 0o755)
+			if err == nil {
+				f.quota.add(1, 0)
+			}
+			if err != nil && !errors.Is(err, unix.EEXIST) {
 				unix.Close(dir)
 				return -1, osErr("write_file", p, err)
 			}
@@ -596,7 +567,8 @@ func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 // Write writes content to a file inside the workspace, creating it (mode 0644) or replacing the
 // content of a regular file. Directories on the way are created; no symlink is followed,
 // neither on the way nor at the end. Content over WriteBytes is cut (at a character boundary)
-// and the warning says so.
+// and the warning says so. The workspace stays within WorkspaceBytes and WorkspaceEntries: a
+// write that would pass either fails and changes nothing.
 func (f *Files) Write(path, content string) (warning string, err error) {
 	if f.workspace == nil {
 		return "", deniedf("write_file: this session has no workspace; start it with --out DIR")
@@ -608,50 +580,83 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 	ws := f.workspace
 	rel, ok := within(ws, filepath.Clean(p))
 	if !ok {
-		// The workspace may be named through a symlink (e.g. /tmp -> /private/tmp).
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(p))); err == nil {
-			if r, ok2 := within(ws, dir); ok2 {
-				rel, ok = filepath.Join(r, filepath.Base(p)), true
-			}
-		}
-	}
-	if !ok {
 		return "", deniedf("write_file: path %s is outside the workspace %s; write under it (a relative path is relative to it)", path, ws.path)
 	}
 	if rel == "." {
 		return "", invalidf("write_file: %s is the workspace itself; name a file in it", path)
 	}
 	parts := strings.Split(rel, "/")
+	if len(parts) > maxWriteDepth || len(rel) > maxWritePath {
+		return "", invalidf("write_file: %s is %d directories and %d bytes deep in the workspace; use a path of at most %d directories and %d bytes", path, len(parts)-1, len(rel), maxWriteDepth-1, maxWritePath)
+	}
+	data, warning := f.capped(path, content)
+	f.quota.mu.Lock()
+	defer f.quota.mu.Unlock()
 	dir, err := f.mkdirs(path, p, parts[:len(parts)-1])
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(dir)
-	base := parts[len(parts)-1]
+	if err := f.writeAt(dir, parts[len(parts)-1], path, p, data); err != nil {
+		return "", err
+	}
+	return warning, nil
+}
+
+// Bounds of a path write_file creates below the workspace: the quota's measurement walks the
+// workspace by path, one directory descriptor at a time.
+const (
+	maxWriteDepth = 32
+	maxWritePath  = 1024
+)
+
+// writeAt writes data to the file base in the workspace directory dir, within the quota. The
+// caller holds f.quota.mu.
+func (f *Files) writeAt(dir int, base, path, p string, data string) error {
+	var st unix.Stat_t
+	exists := unix.Fstatat(dir, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	if !exists {
+		if err := f.quota.fits(f, path, 1, int64(len(data))); err != nil {
+			return err
+		}
+	}
 	fd, err := unix.Openat(dir, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 	if errors.Is(err, unix.ELOOP) {
-		return "", deniedf("write_file: %s is a symlink; write_file does not write through symlinks — remove it or choose another name", path)
+		return deniedf("write_file: %s is a symlink; write_file does not write through symlinks — remove it or choose another name", path)
 	}
 	if err != nil {
-		return "", osErr("write_file", p, err)
+		return osErr("write_file", p, err)
 	}
 	fl := os.NewFile(uintptr(fd), p)
 	defer fl.Close()
-	st, err := fl.Stat()
+	fst, err := fl.Stat()
 	if err != nil {
-		return "", osErr("write_file", p, err)
+		return osErr("write_file", p, err)
 	}
-	if !st.Mode().IsRegular() {
-		return "", invalidf("write_file: %s is not a regular file", path)
+	if !fst.Mode().IsRegular() {
+		return invalidf("write_file: %s is not a regular file", path)
 	}
-	data, warning := f.capped(path, content)
+	var old int64
+	if exists {
+		old = fst.Size()
+		if err := f.quota.fits(f, path, 0, int64(len(data))-old); err != nil {
+			return err
+		}
+	} else {
+		f.quota.add(1, 0)
+	}
+	f.quota.add(0, -old)
 	if err := fl.Truncate(0); err != nil {
-		return "", osErr("write_file", p, err)
+		f.quota.forget()
+		return osErr("write_file", p, err)
 	}
-	if _, err := fl.WriteString(data); err != nil {
-		return "", osErr("write_file", p, err)
+	n, err := fl.WriteString(data)
+	f.quota.add(0, int64(n))
+	if err != nil {
+		f.quota.forget()
+		return osErr("write_file", p, err)
 	}
-	return warning, nil
+	return nil
 }
 
 // capped cuts content over WriteBytes at a character boundary, with the warning that says so.

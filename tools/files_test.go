@@ -48,10 +48,10 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// bothModes runs f with the kernel's mode and with the realpath fallback.
+// bothModes runs f with the kernel's mode and with the component-by-component fallback.
 func bothModes(t *testing.T, f func(t *testing.T, ft fileTree, fs *Files)) {
 	ft := newFileTree(t)
-	for _, mode := range []string{"openat2", "realpath"} {
+	for _, mode := range []string{"openat2", "nofollow"} {
 		t.Run(mode, func(t *testing.T) {
 			fs, err := NewFiles([]string{ft.root}, ft.ws, FileLimits{})
 			must(t, err)
@@ -424,5 +424,95 @@ func TestFilesAtDescriptorsOnly(t *testing.T) {
 		if got, err := fs.Read(p); !errors.Is(err, ErrDenied) || strings.Contains(got, secretText) {
 			t.Errorf("Read(%q) = %q, %v; want ErrDenied", p, got, err)
 		}
+	}
+}
+
+// TestFilesNoPathOracle: Landlock does not cover lstat or readlink, so the guard must not answer
+// questions about paths outside the roots. Every such path gets the one message of outside()
+// (naming the path as given and the roots), whether something exists there or not and wherever a
+// link leads; no message names a link's target or where /proc/self leads.
+func TestFilesNoPathOracle(t *testing.T) {
+	bothModes(t, func(t *testing.T, ft fileTree, fs *Files) {
+		must(t, os.Symlink(ft.outside+"/missing", filepath.Join(ft.root, "dangling-"+filepath.Base(t.Name()))))
+		exe, err := os.Executable()
+		must(t, err)
+		probes := []string{
+			ft.secret, ft.outside + "/missing", ft.outside + "/missing/deeper",
+			ft.root + "/abs-link", ft.root + "/rel-link", ft.root + "/dangling-" + filepath.Base(t.Name()),
+			ft.root + "/passwd-link", ft.root + "/dir-link/secret", ft.root + "/dir-link/missing",
+			ft.root + "/../outside/secret", ft.root + "/../outside/missing",
+			"/proc/self/root" + ft.secret, "/proc/self/root/etc/shadow", "/proc/self/root/etc/no-such-file",
+			"/proc/self/exe", "/proc/self/cwd", "/etc/alternatives/awk", "/etc/shadow", "/etc/no-such-file",
+		}
+		leaks := []string{"resolves", exe, ft.outside + "/", "/usr/bin", "/etc/passwd"}
+		for _, p := range probes {
+			want := fs.outside(p).Error()
+			_, rerr := fs.Read(p)
+			_, ierr := fs.Info(p)
+			_, lerr := fs.List(p)
+			_, gerr := fs.Grep("x", p)
+			for tool, err := range map[string]error{"read_file": rerr, "file_info": ierr, "list_dir": lerr, "grep": gerr} {
+				if err == nil || err.Error() != want {
+					t.Errorf("%s(%q) = %v\nwant the one message for outside paths: %s", tool, p, err, want)
+					continue
+				}
+				rest := strings.ReplaceAll(err.Error(), p, "")
+				for _, l := range leaks {
+					if strings.Contains(rest, l) {
+						t.Errorf("%s(%q) names %q: %v", tool, p, l, err)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestFilesWorkspaceQuota: write_file keeps the workspace within its quota of bytes and entries,
+// counting what was there before and what replaced files free; a refused write changes nothing
+// and its error says what to do.
+func TestFilesWorkspaceQuota(t *testing.T) {
+	ft := newFileTree(t) // the workspace holds w.txt (13 bytes) and two symlinks: 3 entries
+	fs, err := NewFiles(nil, ft.ws, FileLimits{WorkspaceBytes: 1000, WorkspaceEntries: 6})
+	must(t, err)
+	defer fs.Close()
+	steps := []struct {
+		path    string
+		size    int
+		wantErr string // "" for success
+	}{
+		{"a.txt", 500, ""}, // 513 bytes, 4 entries
+		{"b.txt", 500, "over its quota of 1000 bytes"}, // would be 1013 bytes
+		{"a.txt", 900, ""},                                 // replaces 500: 913 bytes
+		{"d/e.txt", 10, ""},                                // 923 bytes, 6 entries
+		{"f.txt", 0, "over its quota of 6 files"},          // entry 7
+		{"g/h.txt", 0, "over its quota of 6 files"},        // the directory is entry 7
+		{"w.txt", 50, ""},                                  // replacing adds no entry: 960 bytes
+		{"a.txt", 1000, "over its quota of 1000 bytes"},    // 960 - 900 + 1000
+		{"a.txt", 0, ""},                                   // frees 900
+		{"b.txt", 0, "over its quota of 6 files"},          // still 6 entries
+		{strings.Repeat("d/", 40) + "x", 1, "directories"}, // too deep
+	}
+	for i, s := range steps {
+		_, err := fs.Write(s.path, strings.Repeat("x", s.size))
+		switch {
+		case s.wantErr == "" && err != nil:
+			t.Errorf("step %d: Write(%s, %d bytes) = %v; want success", i, s.path, s.size, err)
+		case s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)):
+			t.Errorf("step %d: Write(%s, %d bytes) = %v; want an error containing %q", i, s.path, s.size, err, s.wantErr)
+		case s.wantErr != "" && !strings.Contains(s.wantErr, "directories") && !errors.Is(err, ErrLimit):
+			t.Errorf("step %d: %v is not a limit error", i, err)
+		}
+	}
+	for _, p := range []string{"b.txt", "f.txt", "g"} {
+		if _, err := os.Lstat(filepath.Join(ft.ws, p)); err == nil {
+			t.Errorf("%s exists: a refused write must change nothing", p)
+		}
+	}
+	// A new Files (a new worker) measures what is there: 6 entries already.
+	again, err := NewFiles(nil, ft.ws, FileLimits{WorkspaceBytes: 1000, WorkspaceEntries: 6})
+	must(t, err)
+	defer again.Close()
+	if _, err := again.Write("new.txt", "x"); err == nil || !strings.Contains(err.Error(), "entry 7") {
+		t.Errorf("a new Files must count the existing entries: %v", err)
 	}
 }

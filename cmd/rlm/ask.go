@@ -180,6 +180,7 @@ type runState struct {
 	lock       *pidLock
 	red        *redact.Redactor
 	db         *audit.DB
+	tools      *toolWriter // tool-call rows, written off the cells' critical path
 	log        *logfile.Logger
 	trace      *trace.Writer
 	tracePath  string

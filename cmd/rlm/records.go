@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/audit"
@@ -15,6 +18,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/logfile"
+	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/trace"
 )
 
@@ -44,6 +48,7 @@ func (st *runState) openRecords(f runFlags, question string) error {
 	if st.db, err = audit.Open(filepath.Join(st.home, "audit.db"), audit.Options{Redactor: st.red}); err != nil {
 		return err
 	}
+	st.tools = newToolWriter(st.db, func(err error) { st.log.Error("recording tool calls failed", "task", st.task, "err", err) })
 	lang := runLang(f)
 	task := audit.Task{ID: st.task, Question: question, PID: os.Getpid(), CtxFiles: f.ctxFiles, Lang: lang, Model: st.llmCfg.Models[0]}
 	if err := st.db.StartTask(context.Background(), task); err != nil {
@@ -75,6 +80,11 @@ func runLang(f runFlags) string {
 }
 
 func (st *runState) close() {
+	if st.tools != nil {
+		if n := st.tools.close(toolWriteGrace); n > 0 && st.log != nil {
+			st.log.Warn("tool-call rows not recorded: the run ended first", "task", st.task, "rows", n)
+		}
+	}
 	if st.trace != nil {
 		st.trace.Close()
 	}
@@ -126,12 +136,7 @@ func (r *recorder) Cell(c controller.Cell) {
 		s.Findings = res.Err.Error()
 	}
 	r.warn(r.st.db.RecordStep(context.Background(), s))
-	for _, tc := range res.Tools {
-		if tc.Name == "llm_query" || tc.Name == "llm_query_batched" {
-			continue // recorded one by one as sub-calls
-		}
-		r.warn(r.st.db.RecordTool(context.Background(), audit.ToolCall{Task: r.st.task, Step: c.Step, Name: tc.Name, Args: tc.Args, Result: tc.Result, Error: tc.Err}))
-	}
+	r.st.tools.add(toolRows(r.st.task, c.Step, res))
 	if r.prog.verbose {
 		r.prog.line("cell %d.%d:\n%s\n--- output ---\n%s", c.Step, c.Index+1, c.Code, res.Stdout)
 		if res.Err != nil {
@@ -150,7 +155,7 @@ func (r *recorder) SubCall(sc controller.SubCall) {
 	r.warn(err)
 	tc := audit.ToolCall{Task: r.st.task, Step: sc.Step, Name: "llm_query", Args: map[string]any{"prompt_file": path, "prompt_chars": len(sc.Prompt)},
 		Result: clipText(sc.Answer, 200), Error: errText, Duration: sc.Took}
-	r.warn(r.st.db.RecordTool(context.Background(), tc))
+	r.st.tools.add([]audit.ToolCall{tc})
 }
 
 func (r *recorder) Iteration(it controller.Iteration) {
@@ -191,4 +196,112 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// toolRows are a cell's rows for the tool_calls table: its first calls one by one (the session
+// keeps the first 100), then one row per tool with the number of calls not recorded one by one.
+// Sub-calls are left out: they are recorded as they end, with their prompt files.
+func toolRows(task string, step int, res repl.Result) []audit.ToolCall {
+	var rows []audit.ToolCall
+	logged := map[string]int{}
+	for _, tc := range res.Tools {
+		logged[tc.Name]++
+		if subCall(tc.Name) {
+			continue
+		}
+		rows = append(rows, audit.ToolCall{Task: task, Step: step, Name: tc.Name, Args: tc.Args, Result: tc.Result, Error: tc.Err})
+	}
+	names := slices.Sorted(maps.Keys(res.ToolCounts))
+	for _, name := range names {
+		n := res.ToolCounts[name]
+		if more := n - logged[name]; more > 0 && !subCall(name) {
+			rows = append(rows, audit.ToolCall{Task: task, Step: step, Name: name,
+				Args:   map[string]int{"calls": n, "recorded": logged[name]},
+				Result: fmt.Sprintf("%d more %s calls in this cell, counted but not recorded one by one", more, name)})
+		}
+	}
+	return rows
+}
+
+func subCall(name string) bool { return name == "llm_query" || name == "llm_query_batched" }
+
+// toolWriter writes tool-call rows off the cells' critical path: the recorder queues a cell's
+// rows, one goroutine writes each batch in one transaction, and close waits a bounded time for
+// the queue, so recording never outlives the run by more than toolWriteGrace. A full queue
+// drops rows (counted) rather than slow the run.
+type toolWriter struct {
+	db      *audit.DB
+	warn    func(error)
+	q       chan []audit.ToolCall
+	done    chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	dropped atomic.Int64
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Bounds of the tool-call writer.
+const (
+	toolQueue      = 256         // cells' batches waiting to be written
+	toolWriteGrace = time.Second // how long close waits for the queue
+)
+
+func newToolWriter(db *audit.DB, warn func(error)) *toolWriter {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &toolWriter{db: db, warn: warn, q: make(chan []audit.ToolCall, toolQueue), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	go w.run()
+	return w
+}
+
+func (w *toolWriter) run() {
+	defer close(w.done)
+	for rows := range w.q {
+		if w.ctx.Err() != nil {
+			w.dropped.Add(int64(len(rows)))
+			continue
+		}
+		if err := w.db.RecordTools(w.ctx, rows); err != nil {
+			w.dropped.Add(int64(len(rows)))
+			w.warn(err)
+		}
+	}
+}
+
+// add queues rows; it never blocks.
+func (w *toolWriter) add(rows []audit.ToolCall) {
+	if len(rows) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed { // a sub-call that ended after the run
+		w.dropped.Add(int64(len(rows)))
+		return
+	}
+	select {
+	case w.q <- rows:
+	default:
+		w.dropped.Add(int64(len(rows)))
+	}
+}
+
+// close stops the queue, waits at most grace for it to be written, and returns how many rows
+// were not.
+func (w *toolWriter) close(grace time.Duration) int64 {
+	w.mu.Lock()
+	w.closed = true
+	close(w.q)
+	w.mu.Unlock()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-w.done:
+	case <-t.C:
+		w.cancel()
+		<-w.done
+	}
+	w.cancel()
+	return w.dropped.Load()
 }

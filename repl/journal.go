@@ -1,0 +1,95 @@
+package repl
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// journal is what a session keeps to rebuild its state in a new worker: the cells that
+// succeeded, in order, each with the host results a replay cannot recompute. Its size is
+// bounded by Options.JournalBytes: the worker refuses a call whose result would not fit (see
+// the rooms), and the session checks what the worker sends.
+type journal struct {
+	entries []entry
+	bytes   int64 // code and journaled results of all entries
+}
+
+// entry is one successful cell.
+type entry struct {
+	code  string
+	calls json.RawMessage // the journalEntry list the worker returned; never decoded here
+	took  time.Duration   // how long the cell ran: a replay that cannot finish in time is skipped
+	vars  []string        // the session's variables after the cell, to name what a loss loses
+}
+
+func (e entry) size() int64 { return int64(len(e.code) + len(e.calls)) }
+
+// journalSlack is what a worker's journal may exceed its room by: the marker of a full journal.
+const journalSlack = 4 << 10
+
+// rooms are the bytes a new cell may journal: at most CellJournalBytes, and what the session
+// has left once the cell's code is kept.
+func (j *journal) rooms(o Options, code string) [2]int64 {
+	left := o.JournalBytes - j.bytes - int64(len(code))
+	return [2]int64{o.CellJournalBytes, max(left, 0)}
+}
+
+// keep journals a cell that succeeded. A cell that left work behind, or whose journal breaks the
+// bounds (only a misbehaving worker sends one), is not kept, and res says so.
+func (j *journal) keep(o Options, e entry, res *Result) {
+	if res.Err != nil || res.Unreplayable {
+		return
+	}
+	if int64(len(e.calls)) > o.CellJournalBytes+journalSlack || j.bytes+e.size() > o.JournalBytes+journalSlack {
+		res.Unreplayable = true
+		return
+	}
+	j.entries = append(j.entries, e)
+	j.bytes += e.size()
+}
+
+// drop removes entry i.
+func (j *journal) drop(i int) {
+	j.bytes -= j.entries[i].size()
+	j.entries = slices.Delete(j.entries, i, i+1)
+}
+
+// dropFrom removes entries i and after, and returns the loss: why, which cells, and the
+// variables that no replayed cell defines.
+func (j *journal) dropFrom(i int, why error) error {
+	n := len(j.entries)
+	if i >= n {
+		return why
+	}
+	lost := lostVars(j.entries, i)
+	for _, e := range j.entries[i:] {
+		j.bytes -= e.size()
+	}
+	j.entries = j.entries[:i]
+	cells := fmt.Sprintf("cell %d of %d was", i+1, n)
+	if n-i > 1 {
+		cells = fmt.Sprintf("cells %d to %d of %d were", i+1, n, n)
+	}
+	if len(lost) == 0 {
+		return fmt.Errorf("%w; %s not replayed: no variable is missing, but the values they changed are as they were before", why, cells)
+	}
+	return fmt.Errorf("%w; %s not replayed, so these variables are lost: %s", why, cells, strings.Join(lost, ", "))
+}
+
+// lostVars are the variables after the last entry that were not there after entry i-1.
+func lostVars(entries []entry, i int) []string {
+	var before []string
+	if i > 0 {
+		before = entries[i-1].vars
+	}
+	var lost []string
+	for _, v := range entries[len(entries)-1].vars {
+		if !slices.Contains(before, v) {
+			lost = append(lost, v)
+		}
+	}
+	return lost
+}
