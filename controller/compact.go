@@ -64,7 +64,7 @@ func (r *run) varsOrNone() []string {
 	if r.sess == nil {
 		return []string{"none"}
 	}
-	if v := r.sess.Vars(); len(v) > 0 {
+	if v := r.vars(); len(v) > 0 {
 		return v
 	}
 	return []string{"none"}

@@ -49,8 +49,12 @@ type Config struct {
 	MaxBatches    int // llm_query_batched calls per run (8)
 	BatchWidth    int // concurrent sub-calls per batch (4)
 	Window        int // the root model's window in tokens; history is compacted at 85% (128,000)
-	FeedbackChars int // characters of cell output fed back per cell (20,000)
+	FeedbackChars int // characters of output fed back per reply, shared by its blocks (20,000)
 	MaxBlocks     int // code blocks of one reply that run; later ones are skipped, and the model told (8)
+
+	// Timeout is the run's wall clock. The caller enforces it on ctx; Run states it in the
+	// system prompt and in the error when it passes. Zero: Run takes it from ctx's deadline.
+	Timeout time.Duration
 
 	// SubQuery, when set, answers llm_query prompts instead of Model (a recursive sub-RLM in a
 	// child process, for depth above 1). It must be safe for concurrent use.

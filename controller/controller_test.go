@@ -145,7 +145,7 @@ func TestProseFinalDoesNotCount(t *testing.T) {
 		t.Errorf("iterations = %d; want 2 and the forced final call", out.Iterations)
 	}
 	last := m.seen[2][len(m.seen[2])-1].Content
-	if !strings.Contains(last, "used all 2 iterations") {
+	if !strings.Contains(last, "used all 2 replies") || !strings.Contains(last, "if you found nothing that answers the question") {
 		t.Errorf("forced final message = %q", last)
 	}
 	if !strings.Contains(m.seen[1][len(m.seen[1])-1].Content, "no code block") {
@@ -254,8 +254,19 @@ func TestTimeoutEndsTheRun(t *testing.T) {
 func TestFailedStreakStops(t *testing.T) {
 	m := &scripted{replies: []string{fenced("js", `undefinedThing()`), fenced("js", `null.x`), fenced("js", `throw new Error("third")`), fenced("js", `FINAL(1)`)}}
 	out := Run(context.Background(), cfgFor(t, "js", m))
-	if !errors.Is(out.Err, fault.Code) || !strings.Contains(out.Err.Error(), "no block worked in 3 iterations in a row") || out.Iterations != 3 {
+	if !errors.Is(out.Err, fault.Code) || !strings.Contains(out.Err.Error(), "no code block worked in 3 replies in a row") || out.Iterations != 3 {
 		t.Fatalf("got %v after %d iterations; want a code error after 3", out.Err, out.Iterations)
+	}
+	// The stop names what failed and its fix: code errors are not a time limit.
+	if msg := out.Err.Error(); strings.Contains(msg, "--cell-timeout") || !strings.Contains(msg, "third") || !strings.Contains(msg, "stronger model") {
+		t.Errorf("stop message = %q; want the last error and a fix for failing code, without --cell-timeout", msg)
+	}
+	// After the second failed reply, and only then, the feedback warns that one more ends the run.
+	for i, msgs := range m.seen {
+		warned := strings.Contains(msgs[len(msgs)-1].Content, "if none works in your next reply, the run ends")
+		if warned != (i == 2) {
+			t.Errorf("root call %d: warned = %v; want the warning in call 3 only", i+1, warned)
+		}
 	}
 	// One working block resets the streak.
 	m = &scripted{replies: []string{fenced("js", `nope()`), fenced("js", `nope()`), fenced("js", `print(1)`), fenced("js", `nope()`), fenced("js", `nope()`), fenced("js", `FINAL(2)`)}}

@@ -61,7 +61,7 @@ func TestSystemPromptFromRegistry(t *testing.T) {
 		if !strings.Contains(p, "at most 7 per run") {
 			t.Errorf("%s prompt: llm_query's doc line does not state this run's sub-call cap", lang)
 		}
-		if !strings.Contains(p, "7 sub-calls") {
+		if !strings.Contains(p, "Sub-calls: 7 per run") {
 			t.Errorf("%s prompt does not state the sub-call cap", lang)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/fault"
@@ -12,7 +13,8 @@ import (
 
 // feedbackBuilder writes the message that answers a reply's code blocks.
 type feedbackBuilder struct {
-	b strings.Builder
+	b            strings.Builder
+	blockTimeout time.Duration // the block time limit, named when a block runs past it
 }
 
 // cell adds one block's outcome: its output (head and tail past limit characters), its error,
@@ -33,7 +35,7 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 	if res.Err != nil {
 		fmt.Fprintf(&f.b, "Error (%s): %s\n", kindName(res.Err), clip(res.Err.Error(), limit))
 		if errors.Is(res.Err, fault.Timeout) {
-			f.b.WriteString("The block ran past its time limit and was stopped; the output above is what it printed before that.\n")
+			fmt.Fprintf(&f.b, "The block ran past the block time limit (%s) and was stopped; the output above is what it printed before that. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout))
 		}
 	}
 	if res.Rebuilt {

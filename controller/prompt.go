@@ -4,51 +4,134 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang"
+	"github.com/rlm-sandbox/rlm/engine/js"
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // SystemPrompt is the root model's system prompt for cfg. It is generated from engine.API, the
-// registry from which the engines build the functions they enforce, and from the run's limits,
-// so what the model is told and what the sandbox does cannot drift apart.
+// registry from which the engines build the functions they enforce, and from the run's
+// effective limits (apiLimits, limitLines), so what the model is told and what the sandbox does
+// cannot drift apart. Every limit that can stop a block or the run is named, with its value.
 func SystemPrompt(cfg Config) string {
 	cfg = cfg.withDefaults()
 	lang := cfg.Session.Lang
-	var b strings.Builder
-	fmt.Fprintf(&b, `You answer a question about a context that is too large to read at once. You cannot see the context: you explore it by writing %s code in fenced blocks tagged `+"```repl"+` (or `+"```%s"+`). Each block runs in a sandboxed REPL whose state (variables, functions) persists across blocks and turns.
-
-Only what your code prints is shown to you: at most %d characters per block reach you (the head and the tail of longer output, with its true length). Print summaries, not raw slices. Use sub-calls (llm_query) to read or classify slices you have found; they are the only way to reason over large amounts of text.
-
-`, langName(lang), fenceTag(lang), cfg.FeedbackChars)
-	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
 	lim := apiLimits(cfg)
+	var b strings.Builder
+	fmt.Fprintf(&b, `You answer a question about a context that is too large to read at once. You cannot see the context: you explore it by writing %s code in fenced blocks (cells) tagged `+"```repl"+` (or `+"```%s"+`). The blocks of a reply run in order, in a sandboxed REPL whose state (%s) persists across blocks and replies.
+
+Only what your code prints reaches you, at most %s characters per reply: the blocks of a reply share them (each gets at least %s), and longer output is cut to its head and tail, with its true length stated. A block keeps only the first %s characters it prints. Print counts and summaries, not raw text.
+
+`, langName(lang), fenceTag(lang), map[string]string{"go": "variables, functions, types, imports", "js": "variables, functions, classes"}[lang],
+		num(cfg.FeedbackChars), num(minBlockChars), num(outputCap(cfg)))
+	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
 	for _, f := range engine.API {
 		fmt.Fprintf(&b, "- %s — %s\n", signature(f, lang), f.Describe(lim))
 	}
-	if lang == "go" {
-		b.WriteString("\nGo types: " + goTypes() + ". `context` is the first context file; others are Context{Name: \"ctx1\"}, …. Host errors panic with a message that says how to fix the call.\n")
-	} else {
-		b.WriteString("\n`context` is the first context file; others are the strings \"ctx1\", …. Host errors throw with a message that says how to fix the call. `console.log` is `print`.\n")
+	b.WriteString("\n" + langNotes(lang) + "\n")
+	b.WriteString(`
+How to work:
+- Use code for everything exact: counting, sums and averages, filtering, sorting, deduplicating, joining records, comparing dates. Code is exact and costs no sub-call; a sub-model that counts or adds is often wrong.
+- Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question.
+- Look before you compute (length, the head, a search for what the question names), then compute over the whole context: one peek returns at most ` + num(lim.PeekChars) + ` characters, so loop over chunk(context, size, 0) or over offsets to cover it all.
+`)
+	b.WriteString("\nLimits of this run; each one stops a block or the whole run:\n")
+	for _, l := range limitLines(cfg, lim) {
+		b.WriteString("- " + l + "\n")
 	}
-	fmt.Fprintf(&b, `
-Limits of this run: %d iterations (your replies); %d sub-calls (llm_query, batched slots included), in at most %d llm_query_batched calls of up to %d prompts run %d at a time; a block times out after %s; the model budgets of the run apply to you and to sub-calls alike.
-
-To finish, call FINAL(answer) (or FINAL_VAR("name")) in code. Writing FINAL in prose does nothing: the answer is what the code records.
-`, cfg.MaxIterations, cfg.MaxSubCalls, cfg.MaxBatches, cfg.MaxSubCalls, cfg.BatchWidth, cellTimeout(cfg))
+	b.WriteString(`
+To finish, call FINAL(answer) (or FINAL_VAR("name")) in a code block; the run ends after that block. Writing FINAL in prose does nothing: the answer is what the code records. If the context does not hold the answer, call FINAL with that finding and what you searched.
+`)
 	return b.String()
 }
 
+// langNotes is what the model must know about the session language.
+func langNotes(lang string) string {
+	if lang == "js" {
+		return "JavaScript: ES2022 (goja) without modules (no import or require) and without top-level await; the API is synchronous. `context` is the first context file; others are the strings \"ctx1\", \"ctx2\", …. print(a, b) joins its arguments with spaces; console.log is print. Offsets and lengths in the API count characters (Unicode code points), but JavaScript strings count UTF-16 units: s.length and s.slice(i, j) drift from them after any character above U+FFFF (emoji, some CJK); [...s].length counts characters. A host function that fails throws an Error whose message says how to fix the call; an uncaught one stops the block."
+	}
+	return "Go: import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you (the output says so), and imports persist across blocks. print(a, b) formats like fmt.Println. `context` is the first context file; others are Context{Name: \"ctx1\"}, Context{Name: \"ctx2\"}, …. Types: " + goTypes() + ". Offsets and lengths in the API count characters (Unicode code points), but Go strings are bytes: len(s) and s[i:j] count bytes, so use []rune(s) or utf8.RuneCountInString(s) before mixing them with peek or search offsets. A host function that fails panics with a message that says how to fix the call; the block stops there."
+}
+
+// limitLines are the limits that stop a block or the run, with this run's values.
+func limitLines(cfg Config, lim engine.Limits) []string {
+	timeLine := "Time: a block is stopped after " + human(cellTimeout(cfg)) + "."
+	if cfg.Timeout > 0 {
+		timeLine += " The whole run ends after " + human(cfg.Timeout) + "."
+	}
+	lines := []string{
+		timeLine,
+		memoryLine(cfg.Session.Lang),
+		fmt.Sprintf("Replies: %d. After the last one you get one more reply, which must call FINAL; nothing else counts then.", cfg.MaxIterations),
+		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", DefaultFailedStreak),
+		fmt.Sprintf("Sub-calls: %s per run (llm_query, batched slots included), in at most %s llm_query_batched calls, %s run at a time. A call beyond these caps fails and ends the run after its block.",
+			num(lim.SubCalls), num(lim.Batches), num(lim.BatchWidth)),
+		fmt.Sprintf("File tools: %s calls of read_file, list_dir, file_info and grep per session; past that they fail.", num(lim.FileCalls)),
+	}
+	if b, ok := budgetOf(cfg.Model); ok {
+		lines = append(lines, fmt.Sprintf("Model budget: %s API calls and %s tokens for the whole run, your replies and sub-calls together (retries count); %d API errors within %s end the run.",
+			num(b.Calls), num(b.Tokens), b.BreakerErrors, human(b.BreakerWindow)))
+	} else {
+		lines = append(lines, "Model budget: your replies and sub-calls share the run's model budget; when it is spent, the run ends.")
+	}
+	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks that worked, so their variables come back; the %s crash within %s ends the run.",
+		ordinal(restartsOf(cfg)+1), human(restartWindowOf(cfg))))
+}
+
+func memoryLine(lang string) string {
+	if lang == "js" {
+		return "Memory: a block is stopped when the REPL's live heap passes " + mib(js.DefaultHeapLimit) + "; the REPL then restarts (see Crashes)."
+	}
+	return "Memory: keep your data well under " + mib(sandbox.DefaultMemoryBytes) + "; a block that allocates far more kills the REPL process (see Crashes)."
+}
+
+// budgetOf is the model's budgets, when the model states them (an *llm.Client does).
+func budgetOf(m Model) (llm.Budget, bool) {
+	b, ok := m.(interface{ Budget() llm.Budget })
+	if !ok || b.Budget().Calls <= 0 {
+		return llm.Budget{}, false
+	}
+	return b.Budget(), true
+}
+
 // apiLimits are the caps of this run as the API's doc lines state them: the controller's own
-// sub-call limits and the session's output cap; the rest are the engines' and tools' defaults.
+// sub-call limits, and what a block's output can show the model; the rest are the engines' and
+// tools' defaults.
 func apiLimits(cfg Config) engine.Limits {
 	return engine.Limits{
-		OutputChars: cfg.Session.OutputCap,
+		OutputChars: min(outputCap(cfg), cfg.FeedbackChars),
 		SubCalls:    cfg.MaxSubCalls,
 		Batches:     cfg.MaxBatches,
 		BatchWidth:  cfg.BatchWidth,
 	}.Effective()
+}
+
+// outputCap is the characters of output a block keeps.
+func outputCap(cfg Config) int {
+	if cfg.Session.OutputCap > 0 {
+		return cfg.Session.OutputCap
+	}
+	return engine.OutputCap
+}
+
+func restartsOf(cfg Config) int {
+	if cfg.Session.MaxRestarts > 0 {
+		return cfg.Session.MaxRestarts
+	}
+	return repl.DefaultMaxRestarts
+}
+
+func restartWindowOf(cfg Config) time.Duration {
+	if cfg.Session.RestartWindow > 0 {
+		return cfg.Session.RestartWindow
+	}
+	return repl.DefaultRestartWindow
 }
 
 // signature renders one API function in the session language.
@@ -103,16 +186,49 @@ func fenceTag(lang string) string {
 	return "go"
 }
 
-func cellTimeout(cfg Config) string {
+func cellTimeout(cfg Config) time.Duration {
 	if cfg.Session.CellTimeout > 0 {
-		return cfg.Session.CellTimeout.String()
+		return cfg.Session.CellTimeout
 	}
-	return repl.DefaultCellTimeout.String()
+	return repl.DefaultCellTimeout
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, ….
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return num(n) + suffix
+}
+
+// num writes n with thousands separators.
+func num[T int | int64 | uint64](n T) string { return engine.Thousands(int64(n)) }
+
+// mib writes a byte count in MiB.
+func mib[T int | int64 | uint64](n T) string { return num(int64(n)>>20) + " MiB" }
+
+// human writes a duration as a person would: "2 min", "90 s", else Go's form ("1h29m59s").
+func human(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	case d >= time.Second && d < 10*time.Minute && d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return d.String()
 }
 
 // forcedFinal is the message after the iteration cap.
 func forcedFinal(n int) string {
-	return fmt.Sprintf("You have used all %d iterations. Reply now with one code block that calls FINAL with your best answer from what you have found; nothing else will run.", n)
+	return fmt.Sprintf("You have used all %d replies. Reply now with one code block that calls FINAL with your best answer from what you found; if you found nothing that answers the question, call FINAL with that and with what you searched. Nothing but FINAL counts in this reply.", n)
 }
 
 // noCode is the feedback for a reply without a code block.

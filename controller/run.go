@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
@@ -14,7 +16,7 @@ import (
 // Run answers cfg.Question over the context files. It returns when the code has recorded an
 // answer, a cap or budget is hit, the model fails, or ctx ends (then Err is a timeout).
 func Run(ctx context.Context, cfg Config) Outcome {
-	cfg = cfg.withDefaults()
+	cfg = cfg.withDefaults().withTimeout(ctx)
 	if cfg.Model == nil {
 		return Outcome{Err: fault.New(fault.Logic, "controller: no model configured")}
 	}
@@ -60,6 +62,7 @@ type run struct {
 	final *string
 
 	failedStreak int
+	ghosts       map[string]bool // variables only a failed block introduced (see noteVars)
 }
 
 func (r *run) loop(ctx context.Context) Outcome {
@@ -103,7 +106,7 @@ func (r *run) iterate(ctx context.Context) error {
 
 // iteration is one root model call and the cells of its reply.
 func (r *run) iteration(ctx context.Context, forced bool) error {
-	if err := ctxErr(ctx); err != nil {
+	if err := ctxErr(ctx, r.cfg.Timeout); err != nil {
 		return err
 	}
 	r.step++
@@ -113,7 +116,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 	resp, err := r.cfg.Model.Complete(ctx, llm.Request{Messages: prompt, Agent: "root"})
 	r.cfg.Observer.ModelCall(ModelCall{Step: r.step, Messages: prompt, Response: resp, Err: err})
 	if err != nil {
-		if c := ctxErr(ctx); c != nil {
+		if c := ctxErr(ctx, r.cfg.Timeout); c != nil {
 			return c
 		}
 		return err
@@ -131,6 +134,9 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 		if err := r.streakCheck(oc); err != nil {
 			return err
 		}
+		if r.failedStreak == DefaultFailedStreak-1 {
+			feedback += streakWarning(r.failedStreak)
+		}
 	}
 	r.msgs = append(r.msgs, llm.Message{Role: "user", Content: feedback})
 	return nil
@@ -144,7 +150,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 	if len(blocks) == 0 {
 		return noCode(r.cfg.Session.Lang), outcome{failed: true, err: fault.New(fault.Format, "the reply had no code block")}, nil
 	}
-	var fb feedbackBuilder
+	fb := feedbackBuilder{blockTimeout: cellTimeout(r.cfg)}
 	if len(blocks) > r.cfg.MaxBlocks {
 		fb.b.WriteString(tooManyBlocks(len(blocks), r.cfg.MaxBlocks))
 		blocks = blocks[:r.cfg.MaxBlocks]
@@ -152,7 +158,9 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 	oc := outcome{failed: true, denied: true}
 	for i, code := range blocks {
 		start := time.Now()
+		before := r.sess.Vars()
 		res := r.sess.Exec(ctx, code)
+		r.noteVars(before, res, code)
 		c := Cell{Step: r.step, Index: i, Code: code, Result: res, SubCalls: r.subs.takeStep(), Took: time.Since(start)}
 		it.Cells = append(it.Cells, c)
 		it.SubCalls = append(it.SubCalls, c.SubCalls...)
@@ -163,7 +171,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 			return "", oc, err
 		}
 	}
-	fb.vars(r.sess.Vars())
+	fb.vars(r.vars())
 	return fb.text(2 * r.cfg.FeedbackChars), oc, nil
 }
 
@@ -191,7 +199,7 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 	if err := r.subs.capErr(); err != nil {
 		return err
 	}
-	if err := ctxErr(ctx); err != nil {
+	if err := ctxErr(ctx, r.cfg.Timeout); err != nil {
 		return err
 	}
 	if res.Lost != nil {
@@ -204,7 +212,7 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 }
 
 // streakCheck stops the run after DefaultFailedStreak iterations in a row in which no block
-// worked (DESIGN.md: consecutive failed steps, 3 → abort), with guidance for the person.
+// worked (DESIGN.md: consecutive failed steps, 3 → abort), with the fix for what kept failing.
 func (r *run) streakCheck(oc outcome) error {
 	if !oc.failed {
 		r.failedStreak = 0
@@ -215,28 +223,98 @@ func (r *run) streakCheck(oc outcome) error {
 		return nil
 	}
 	if oc.denied {
-		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d iterations in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.failedStreak)
+		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d replies in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.failedStreak)
 	}
 	kind := fault.KindOf(oc.err)
 	if kind == "" {
 		kind = fault.Code
 	}
-	return fault.New(kind, "no block worked in %d iterations in a row (last: %s); the run stops: ask a narrower question, raise --cell-timeout, or try a stronger model", r.failedStreak, clip(oc.err.Error(), 300))
+	return fault.New(kind, "no code block worked in %d replies in a row, so the run stops (last error: %s); %s", r.failedStreak, clip(oc.err.Error(), 300), streakFix(oc.err, cellTimeout(r.cfg)))
 }
 
-// ctxErr turns the end of the run's context into a fault.
-func ctxErr(ctx context.Context) error {
+// streakFix is what to do about blocks that kept failing, by what failed last.
+func streakFix(err error, blockTimeout time.Duration) string {
+	switch {
+	case errors.Is(err, fault.Timeout):
+		return fmt.Sprintf("the blocks ran past the block time limit (%s): raise --cell-timeout, or ask a narrower question", human(blockTimeout))
+	case errors.Is(err, fault.Format):
+		return "the model's replies had no code block: use a model that follows the instructions (--model)"
+	case errors.Is(err, fault.Rejected):
+		return "the validator rejected the model's code each time: try a stronger model (--model)"
+	case errors.Is(err, fault.Crashed):
+		return "the REPL process kept dying: ask for less at once, or try a stronger model (--model)"
+	case errors.Is(err, fault.Limit):
+		return "a cap was hit: raise it as the error says, or ask a narrower question"
+	}
+	return "the model's code kept failing: try a stronger model (--model), or ask a narrower question"
+}
+
+// streakWarning is added to the feedback when one more failed reply ends the run.
+func streakWarning(n int) string {
+	return fmt.Sprintf("Warning: no block has worked in your last %d replies; if none works in your next reply, the run ends. Fix the error above first, with a small block that is sure to run.\n", n)
+}
+
+// noteVars tracks the variables a failed block introduced. The block may have stopped before
+// assigning them, and a REPL restart would not bring them back (only blocks that worked are
+// replayed), so they are left out of the variables list until a block that works names them.
+func (r *run) noteVars(before []string, res repl.Result, code string) {
+	if r.ghosts == nil {
+		r.ghosts = map[string]bool{}
+	}
+	if res.Err != nil {
+		for _, v := range r.sess.Vars() {
+			if !slices.Contains(before, v) {
+				r.ghosts[v] = true
+			}
+		}
+		return
+	}
+	if len(r.ghosts) == 0 {
+		return
+	}
+	for _, id := range identRE.FindAllString(code, -1) {
+		delete(r.ghosts, id)
+	}
+}
+
+var identRE = regexp.MustCompile(`[\pL_$][\pL\pN_$]*`)
+
+// vars is the session's variables, without those only a failed block introduced.
+func (r *run) vars() []string {
+	var out []string
+	for _, v := range r.sess.Vars() {
+		if !r.ghosts[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ctxErr turns the end of the run's context into a fault; limit is the run's time limit, named
+// in the message when known.
+func ctxErr(ctx context.Context, limit time.Duration) error {
 	switch err := ctx.Err(); {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return fault.Wrap(fault.Timeout, err, "the run's timeout passed")
+		if limit > 0 {
+			return fault.Wrap(fault.Timeout, err, fmt.Sprintf("the run's time limit (%s) passed; raise --timeout, or ask a narrower question", human(limit)))
+		}
+		return fault.Wrap(fault.Timeout, err, "the run's time limit passed; raise --timeout, or ask a narrower question")
 	default:
 		if cause := context.Cause(ctx); cause != nil && cause != err {
 			return fault.Wrap(fault.Limit, cause, "the run was stopped")
 		}
 		return fault.Wrap(fault.Limit, err, "the run was stopped")
 	}
+}
+
+// withTimeout fills in Timeout from ctx's deadline when the caller did not state it.
+func (c Config) withTimeout(ctx context.Context) Config {
+	if dl, ok := ctx.Deadline(); ok && c.Timeout <= 0 {
+		c.Timeout = time.Until(dl).Round(time.Second)
+	}
+	return c
 }
 
 // runDirect answers with one model call, the context in the prompt.
@@ -249,7 +327,7 @@ func runDirect(ctx context.Context, cfg Config, meta contextMeta) Outcome {
 	resp, err := cfg.Model.Complete(ctx, llm.Request{Messages: msgs, Agent: "root"})
 	cfg.Observer.ModelCall(ModelCall{Step: 1, Messages: msgs, Response: resp, Err: err})
 	if err != nil {
-		if c := ctxErr(ctx); c != nil {
+		if c := ctxErr(ctx, cfg.Timeout); c != nil {
 			err = c
 		}
 		return Outcome{Mode: Direct, Iterations: 1, Err: err}

@@ -91,7 +91,7 @@ func (c *Client) attempt(ctx context.Context, req Request, m *model, tier, maxTo
 		br.TopLogprobs = TopLogprobs
 	}
 	start := time.Now()
-	err := c.stream(ctx, m.ep, br, st.add)
+	err := c.explain(m.ep, c.stream(ctx, m.ep, br, st.add))
 	lat := time.Since(start)
 	if err == nil {
 		err = st.end()

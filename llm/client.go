@@ -69,8 +69,12 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Spent returns what the task has spent so far (Config.Spent included).
+// Spent returns what the task has spent so far (Config.Spent included); nothing for a nil
+// Client.
 func (c *Client) Spent() Spent {
+	if c == nil { // a run without a model (rlm run --script) has no client
+		return Spent{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.spent
@@ -191,6 +195,7 @@ func (c *Client) runModel(ctx context.Context, req Request, m *model, tier int) 
 func (c *Client) backoff(ctx context.Context, agent, model string, n int, err error) error {
 	d := c.backoffDelay(n, err)
 	c.log(slog.LevelInfo, fmt.Sprintf("[agent:%s] %s: %s; retry %d in %s", agent, model, err.Error(), n, d))
+	c.notify("model %s (%s): %s; retry %d of %d in %s", model, agent, err, n, c.cfg.MaxAttempts-1, d)
 	if err := c.cfg.Sleep(ctx, d); err != nil {
 		return ctxFault(ctx, fmt.Sprintf("model %s (agent %s): cancelled while backing off", model, agent))
 	}
@@ -292,4 +297,16 @@ func (c *Client) noteError(cat string, err error) *fault.Error {
 // log writes a redacted line.
 func (c *Client) log(level slog.Level, msg string) {
 	c.cfg.Log.Log(context.Background(), level, c.red(msg))
+}
+
+// Budget is what a task may spend, and when the circuit breaker opens, as a Client enforces it.
+type Budget struct {
+	Calls, Tokens int           // API calls (retries and probes included) and tokens per task
+	BreakerErrors int           // API errors ...
+	BreakerWindow time.Duration // ... within this window open the breaker and end the task
+}
+
+// Budget returns the client's effective budgets.
+func (c *Client) Budget() Budget {
+	return Budget{Calls: c.cfg.MaxCalls, Tokens: c.cfg.MaxTokens, BreakerErrors: c.cfg.BreakerErrors, BreakerWindow: c.cfg.BreakerWindow}
 }

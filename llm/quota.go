@@ -95,6 +95,13 @@ func (c *Client) probeLoop(ctx context.Context, agent string, m *model, cause st
 		}
 		c.log(slog.LevelWarn, fmt.Sprintf("[agent:%s] API quota exhausted on %s (%s); all calls to backend %s paused, probe %d in %s",
 			agent, m.name, cause, m.ep.name, n, c.cfg.QuotaProbe))
+		next := c.cfg.Now().Add(c.cfg.QuotaProbe)
+		if n == 1 {
+			c.notify("API quota exhausted on model %s (%s): the run is paused; it probes the quota at %s, then every %s until %s (the task's deadline); add credit or use another key to go on",
+				m.name, cause, clock(next), c.cfg.QuotaProbe, clock(deadline))
+		} else {
+			c.notify("API quota still exhausted on model %s: the run stays paused; next probe at %s", m.name, clock(next))
+		}
 		if err := c.cfg.Sleep(ctx, c.cfg.QuotaProbe); err != nil {
 			return ctxFault(ctx, "call cancelled while paused on the API quota")
 		}
@@ -104,6 +111,7 @@ func (c *Client) probeLoop(ctx context.Context, agent string, m *model, cause st
 		}
 		if ok {
 			c.log(slog.LevelInfo, fmt.Sprintf("[agent:%s] API quota is back on %s; resuming the paused calls", agent, m.name))
+			c.notify("API quota is back on model %s: the run resumes", m.name)
 			return nil
 		}
 	}
@@ -119,7 +127,7 @@ func (c *Client) probe(ctx context.Context, agent string, m *model) (bool, error
 	st := newStreamState(nil)
 	start := time.Now()
 	br := BackendRequest{Model: m.id, Messages: msgs, MaxTokens: 1, MaxCompletionTokens: c.useMaxCompletion(m)}
-	err := c.stream(ctx, m.ep, br, st.add)
+	err := c.explain(m.ep, c.stream(ctx, m.ep, br, st.add))
 	lat := time.Since(start)
 	if err == nil && st.finish == "" {
 		err = errDropped

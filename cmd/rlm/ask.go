@@ -108,7 +108,22 @@ func withSignals(ctx context.Context, last func(signalled)) (context.Context, fu
 	}
 }
 
-// check refuses bad flag combinations before anything is created or recorded.
+// check refuses bad flags and inputs before anything is created or recorded.
+func (f *runFlags) check() error {
+	if err := f.ask.check(); err != nil {
+		return err
+	}
+	if err := f.sessionFlags.check(); err != nil {
+		return err
+	}
+	if _, err := positive("--timeout", f.timeout); err != nil {
+		return err
+	}
+	_, err := existingFiles(f.ctxFiles)
+	return err
+}
+
+// check refuses bad flag combinations of the root-model loop.
 func (f *askFlags) check() error {
 	if f.name == "" || strings.ContainsAny(f.name, chainSep+" \t\n") {
 		return usagef("--name %q: want a non-empty name without commas or spaces", f.name)
@@ -131,15 +146,24 @@ func (f *askFlags) check() error {
 // runQuestion is `rlm run QUESTION`: guardrails, records, the model client, the loop.
 func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string, timeoutSet bool) error {
 	prog := &progress{w: stderr, name: f.ask.name, quiet: f.ask.quiet, verbose: f.ask.verbose}
-	if err := f.ask.check(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 	if _, err := validator.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
-	if _, err := existingFiles(f.ctxFiles); err != nil {
-		return err
-	}
+	return runTask(ctx, f, question, timeoutSet, true, prog, func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error {
+		out := controller.Run(ctx, cfg)
+		return st.finish(ctx, stdout, rec, f, out)
+	})
+}
+
+// runTask is what a question run and a script run share: the call chain, signals, the
+// guardrails and records (prepareRun), the run's timeout and the controller's configuration;
+// work does the rest. needModel is false for a script: with no model configured, it runs and
+// its llm_query calls fail.
+func runTask(ctx context.Context, f runFlags, question string, timeoutSet, needModel bool, prog *progress,
+	work func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error) error {
 	chain, err := chainFromEnv(f.ask.name)
 	if err != nil {
 		prog.line("failed (%s)", failLabel(err))
@@ -152,7 +176,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 		}
 	})
 	defer stop()
-	st, err := prepareRun(f, question, chain, timeoutSet)
+	st, err := prepareRun(f, question, chain, timeoutSet, needModel)
 	if err != nil {
 		prog.line("failed (%s)", failLabel(err))
 		return err
@@ -168,8 +192,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	if err != nil {
 		return st.fail(rec, err)
 	}
-	out := controller.Run(ctx, cfg)
-	return st.finish(ctx, stdout, rec, f.asJSON, out)
+	return work(ctx, st, rec, cfg)
 }
 
 // runState is what one run holds open: its lock, records and model client.
@@ -212,7 +235,7 @@ func (st *runState) workDir() string { return filepath.Join(st.home, "work", st.
 
 // prepareRun checks the guardrails and opens the run's records, in an order that leaves
 // nothing behind when a check refuses the run.
-func prepareRun(f runFlags, question string, chain callChain, timeoutSet bool) (_ *runState, err error) {
+func prepareRun(f runFlags, question string, chain callChain, timeoutSet, needModel bool) (_ *runState, err error) {
 	home, err := ensureHome()
 	if err != nil {
 		return nil, err
@@ -236,9 +259,10 @@ func prepareRun(f runFlags, question string, chain callChain, timeoutSet bool) (
 	if err := emergencyStop(home); err != nil {
 		return nil, err
 	}
-	if f.ask.replay != "" {
+	switch {
+	case f.ask.replay != "":
 		err = st.startReplay(f.ask.replay)
-	} else {
+	case needModel || modelConfigured(f.ask.model, fc):
 		st.llmCfg, err = modelConfig(f.ask.model, fc)
 	}
 	if err != nil {
@@ -256,6 +280,11 @@ func prepareRun(f runFlags, question string, chain callChain, timeoutSet bool) (
 }
 
 const defaultRunTimeout = 90 * time.Minute
+
+// modelConfigured reports whether a model is named anywhere: --model, RLM_MODEL or the config.
+func modelConfigured(flagModel string, fc fileConfig) bool {
+	return flagModel != "" || strings.TrimSpace(os.Getenv("RLM_MODEL")) != "" || fc.Defaults.Model != ""
+}
 
 // modelConfig reads the backend from the environment; --model beats RLM_MODEL beats the config.
 func modelConfig(flagModel string, fc fileConfig) (llm.Config, error) {
@@ -303,6 +332,14 @@ func (m stopModel) Complete(ctx context.Context, req llm.Request) (llm.Response,
 		return llm.Response{}, err
 	}
 	return m.next.Complete(ctx, req)
+}
+
+// Budget is the next model's budgets (an *llm.Client's), for the system prompt; zero if it has none.
+func (m stopModel) Budget() llm.Budget {
+	if b, ok := m.next.(interface{ Budget() llm.Budget }); ok {
+		return b.Budget()
+	}
+	return llm.Budget{}
 }
 
 // exitErr is the error that decides a finished run's exit status.

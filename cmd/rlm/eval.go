@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/evalset"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -35,7 +36,7 @@ type evalFlags struct {
 func newEvalCmd() *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [--sizes 10KB,1MB] [--kinds needle,count] [flags]",
+		Use:   "eval [--sizes 10KB,1MB] [--kinds niah,agg-count] [flags]",
 		Short: "Run the synthetic long-context evaluation (needle and aggregation tasks) against the configured model",
 		Long: `Eval generates S-NIAH-style needle tasks and OOLONG-style aggregation tasks at each size,
 runs each through the REPL loop against the configured model (RLM_BASE_URL, RLM_API_KEY,
@@ -43,7 +44,10 @@ RLM_MODEL or --model), scores the answers, and prints accuracy, cost (tokens and
 task) and wall time per kind and size. Inputs are generated under RLM_HOME/eval and deleted after
 each task unless --keep. Sizes go from 10KB to 1GB; each task gets fresh budgets.
 
-Exit status: 0 every task ran (whatever its score) · 1 a task could not run · 2 usage.`,
+Kinds: ` + strings.Join(evalKinds(), ", ") + `.
+
+Exit status: 0 the tasks ran (whatever their scores) · 1 a task could not run, or every task
+failed (the first failure is printed: the model is unreachable, say) · 2 usage · 3 timeout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEval(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -51,7 +55,7 @@ Exit status: 0 every task ran (whatever its score) · 1 a task could not run · 
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.sizes, "sizes", []string{"10KB", "100KB", "1MB", "10MB"}, "input sizes, 10KB to 1GB")
-	fl.StringSliceVar(&f.kinds, "kinds", nil, "task kinds to run (default: all)")
+	fl.StringSliceVar(&f.kinds, "kinds", nil, "task kinds to run: "+strings.Join(evalKinds(), ", ")+" (default: all)")
 	fl.StringVar(&f.lang, "lang", "js", "the REPL language the model writes: go or js")
 	fl.StringVar(&f.model, "model", "", "the root model (default: RLM_MODEL)")
 	fl.BoolVar(&f.direct, "direct", false, "one model call per task with the input in the prompt (a baseline for small sizes)")
@@ -94,10 +98,47 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "[eval] %d/%d %s %s: score %.2f (%s)\n", i+1, len(specs), spec.Kind, evalset.FormatSize(spec.Size), evalset.Score(o.Task, o.Answer), o.Wall.Round(time.Millisecond))
+		fmt.Fprintf(errw, "[eval] %d/%d %s %s: score %.2f (%s)%s\n", i+1, len(specs), spec.Kind, evalset.FormatSize(spec.Size), evalset.Score(o.Task, o.Answer), o.Wall.Round(time.Millisecond), failNote(o.Err))
 		outcomes = append(outcomes, o)
 	}
-	return evalset.Summarize(outcomes).Format(out)
+	if err := evalset.Summarize(outcomes).Format(out); err != nil {
+		return err
+	}
+	return allFailed(outcomes)
+}
+
+// failNote is the end of a task's progress line: why it failed, if it did.
+func failNote(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf(": failed (%s): %v", kindOf(err), err)
+}
+
+// allFailed is the error of an evaluation in which no task ran to an answer: its scores say
+// nothing about the model, so it must not pass for one that did. It carries the first failure.
+func allFailed(outcomes []evalset.Outcome) error {
+	for _, o := range outcomes {
+		if o.Err == nil {
+			return nil
+		}
+	}
+	if len(outcomes) == 0 {
+		return nil
+	}
+	first := outcomes[0].Err
+	return fault.New(fault.Logic, "every task failed (%d of %d), so the scores say nothing about the model; the first failure (%s): %v", len(outcomes), len(outcomes), kindOf(first), first)
+}
+
+// evalKinds are the task kinds of the suite, in its order.
+func evalKinds() []string {
+	var kinds []string
+	for _, s := range evalset.Suite([]int64{10_000}) {
+		if !slices.Contains(kinds, s.Kind) {
+			kinds = append(kinds, s.Kind)
+		}
+	}
+	return kinds
 }
 
 func evalSpecs(f evalFlags) ([]evalset.Spec, error) {
@@ -112,15 +153,25 @@ func evalSpecs(f evalFlags) ([]evalset.Spec, error) {
 	if f.lang != "go" && f.lang != "js" {
 		return nil, usagef("--lang %q: want go or js", f.lang)
 	}
+	for _, k := range f.kinds {
+		if !slices.ContainsFunc(evalKinds(), func(v string) bool { return strings.EqualFold(k, v) }) {
+			return nil, usagef("--kinds %s: no such task kind; the kinds are %s", k, strings.Join(evalKinds(), ", "))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--task-timeout", f.taskTimeout}, {"--cell-timeout", f.cellTimeout}} {
+		if _, err := positive(d.name, d.v); err != nil {
+			return nil, err
+		}
+	}
 	var specs []evalset.Spec
 	for _, s := range evalset.Suite(sizes) {
 		if len(f.kinds) == 0 || slices.ContainsFunc(f.kinds, func(k string) bool { return strings.EqualFold(k, s.Kind) }) {
 			s.Seed += f.seed - 1
 			specs = append(specs, s)
 		}
-	}
-	if len(specs) == 0 {
-		return nil, usagef("--kinds %s matches no task kind", strings.Join(f.kinds, ","))
 	}
 	return specs, nil
 }

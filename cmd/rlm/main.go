@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
 // Exit codes, from DESIGN.md's CLI contract.
@@ -66,7 +67,17 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
+// run is the command line. Everything it writes goes through termsafe, so text from a cell or
+// a model (output, answers, error messages that quote them) reaches the terminal inert; rlm's
+// own marked lines, JSON and --raw answers go through termsafe.Raw.
 func run(args []string, stdout, stderr io.Writer) int {
+	out, errw := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	defer out.Flush()
+	defer errw.Flush()
+	return runSafe(args, out, errw)
+}
+
+func runSafe(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

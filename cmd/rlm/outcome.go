@@ -12,22 +12,14 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/trace"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-// controllerConfig builds the model client and the loop's configuration.
+// controllerConfig builds the model client (none for a script run without a model) and the
+// controller's configuration.
 func (st *runState) controllerConfig(f runFlags, question string, chain callChain, rec *recorder) (controller.Config, error) {
-	lc := st.llmCfg
-	lc.Deadline = st.started.Add(st.timeout)
-	lc.Observer = rec.apiCall
-	lc.Log = st.log.Logger
-	lc.Redactor = st.red
-	client, err := llm.New(lc)
-	if err != nil {
-		return controller.Config{}, usageError{err}
-	}
-	st.client = client
 	lang, err := validator.ParseLang(runLang(f))
 	if err != nil {
 		return controller.Config{}, usageError{err}
@@ -43,9 +35,27 @@ func (st *runState) controllerConfig(f runFlags, question string, chain callChai
 		return controller.Config{}, err
 	}
 	cfg := controller.Config{
-		Question: question, Session: opts, Model: stopModel{home: st.home, next: client}, Mode: mode,
+		Question: question, Session: opts, Mode: mode, Timeout: st.timeout,
 		MaxIterations: f.ask.maxIterations, MaxSubCalls: f.ask.maxSubCalls, MaxBatches: f.ask.maxBatches, Observer: rec,
 	}
+	if len(st.llmCfg.Models) == 0 {
+		return cfg, nil // a script run without a model: llm_query says how to configure one
+	}
+	lc := st.llmCfg
+	lc.Deadline = st.started.Add(st.timeout)
+	lc.Observer = rec.apiCall
+	lc.Notify = func(msg string) { st.notice(rec.prog, f.ask.quiet, msg) }
+	lc.Log = st.log.Logger
+	lc.Redactor = st.red
+	client, err := llm.New(lc)
+	if err != nil {
+		return controller.Config{}, usageError{err}
+	}
+	st.client = client
+	if msg := llm.MissingKey(lc); msg != "" && st.replay == nil {
+		st.notice(rec.prog, f.ask.quiet, "warning: "+msg)
+	}
+	cfg.Model = stopModel{home: st.home, next: client}
 	if f.ask.maxDepth > chain.depth {
 		replay := ""
 		if st.replay != nil {
@@ -56,8 +66,27 @@ func (st *runState) controllerConfig(f runFlags, question string, chain callChai
 	return cfg, nil
 }
 
+// notice prints a line the person waiting should see now (a retry, a quota pause), unless
+// --quiet: a script run, whose milestones are quiet by default, shows these too.
+func (st *runState) notice(p *progress, quiet bool, msg string) {
+	st.log.Warn(msg, "task", st.task)
+	if !quiet {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.w, "[agent:%s] %s\n", p.name, msg)
+	}
+}
+
+// rootModel is the model of the run's root calls, for its records ("" when a script run has none).
+func (st *runState) rootModel() string {
+	if len(st.llmCfg.Models) == 0 {
+		return ""
+	}
+	return st.llmCfg.Models[0]
+}
+
 // finish records the outcome everywhere, prints it, and returns the error for the exit status.
-func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, asJSON bool, o controller.Outcome) error {
+func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, f runFlags, o controller.Outcome) error {
 	err := o.Err
 	if s, ok := signalOf(ctx); ok {
 		err = fault.Wrap(fault.Limit, s, "the run was stopped by a signal")
@@ -68,19 +97,13 @@ func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, as
 		status = audit.Failed
 	}
 	st.record(rec, status, o.Answer, err)
-	wrote := ""
-	if st.ws.created {
-		wrote = st.ws.finish()
-		if wrote != "" && !asJSON {
-			rec.prog.line("the code wrote files to %s", wrote)
-		}
-	}
+	wrote := st.finishWorkspace(rec, f)
 	if err != nil {
 		rec.prog.line("failed (%s)", failLabel(err))
 	} else {
 		rec.prog.line("completed in %s: %d iterations, %d sub-calls", time.Since(st.started).Round(time.Millisecond), o.Iterations, o.SubCalls)
 	}
-	if asJSON {
+	if f.asJSON {
 		res := st.jsonResult(status, o, err)
 		if wrote != "" {
 			res["workspace"] = wrote
@@ -94,9 +117,31 @@ func (st *runState) finish(ctx context.Context, out io.Writer, rec *recorder, as
 		return nil
 	}
 	if err == nil {
-		fmt.Fprintln(out, o.Answer)
+		fmt.Fprintln(answerWriter(out, f.raw), o.Answer)
 	}
 	return exitErr(ctx, err)
+}
+
+// finishWorkspace removes the default workspace if it stayed empty, and names it on stderr
+// (unless --json) if the code wrote to it.
+func (st *runState) finishWorkspace(rec *recorder, f runFlags) string {
+	if !st.ws.created {
+		return ""
+	}
+	wrote := st.ws.finish()
+	if wrote != "" && !f.asJSON {
+		st.notice(rec.prog, f.ask.quiet, "the code wrote files to "+wrote)
+	}
+	return wrote
+}
+
+// answerWriter is where the answer goes: escaped for a terminal (the termsafe.Writer under out),
+// or as it is with --raw.
+func answerWriter(out io.Writer, raw bool) io.Writer {
+	if raw {
+		return termsafe.Raw(out)
+	}
+	return out
 }
 
 // fail ends a run that could not start its loop.

@@ -50,7 +50,7 @@ func (st *runState) openRecords(f runFlags, question string) error {
 	}
 	st.tools = newToolWriter(st.db, func(err error) { st.log.Error("recording tool calls failed", "task", st.task, "err", err) })
 	lang := runLang(f)
-	task := audit.Task{ID: st.task, Question: question, PID: os.Getpid(), CtxFiles: f.ctxFiles, Lang: lang, Model: st.llmCfg.Models[0]}
+	task := audit.Task{ID: st.task, Question: question, PID: os.Getpid(), CtxFiles: f.ctxFiles, Lang: lang, Model: st.rootModel()}
 	if err := st.db.StartTask(context.Background(), task); err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (st *runState) openRecords(f runFlags, question string) error {
 		return err
 	}
 	meta := trace.Metadata{
-		RootModel: st.llmCfg.Models[0], MaxDepth: f.ask.maxDepth, MaxIterations: f.ask.maxIterations,
+		RootModel: st.rootModel(), MaxDepth: f.ask.maxDepth, MaxIterations: f.ask.maxIterations,
 		Backend: "openai", BackendKwargs: map[string]any{"base_url": st.llmCfg.BaseURL, "models": st.llmCfg.Models},
 		TaskID: st.task, Question: question, Lang: lang,
 	}

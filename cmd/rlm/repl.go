@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -58,9 +60,16 @@ type shell struct {
 	mu          sync.Mutex
 	cancel      context.CancelFunc
 	interactive bool // the line editor owns the terminal: SIGINT with no cell running is ignored
+	styled      bool // rlm's own lines are styled: stdin and stdout are a terminal, NO_COLOR unset
 }
 
 func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if slices.Contains(f.ctxFiles, "-") {
+		return usagef("--ctx - reads the context from stdin, but rlm repl reads its cells from there: save the input to a file and pass --ctx FILE")
+	}
 	sh := &shell{f: f, out: out, err: errw}
 	if err := sh.open(f.lang); err != nil {
 		sh.f.ws.finish() // a default workspace nothing was written to goes again
@@ -75,6 +84,7 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	tty := isTerminal(in)
 	if tty && in == os.Stdin {
 		sh.interactive = true
+		sh.styled = isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
 		stop := sh.interrupts()
 		defer stop()
 		return sh.runTTY()
@@ -147,25 +157,45 @@ func (sh *shell) exec(code string) {
 	sh.cancel = nil
 	sh.mu.Unlock()
 	cancel()
-	fmt.Fprint(sh.out, r.Stdout)
-	if sh.interactive && r.Stdout != "" && !strings.HasSuffix(r.Stdout, "\n") {
-		fmt.Fprintln(sh.out) // the line editor redraws from column 0 and would hide a partial line
+	fmt.Fprint(sh.out, r.Stdout) // escaped by the termsafe.Writer under sh.out
+	if r.Stdout != "" && !strings.HasSuffix(r.Stdout, "\n") {
+		// rlm's own lines start at column 0 (and the line editor redraws from there)
+		fmt.Fprintln(sh.out)
 	}
 	if r.Final != nil {
-		fmt.Fprintf(sh.out, "FINAL: %s\n", *r.Final)
+		sh.say(sh.out, styleFinal, "FINAL: %s", *r.Final)
 	}
 	if r.Err != nil {
-		fmt.Fprintf(sh.err, "error (%s): %v\n", kindOf(r.Err), r.Err)
+		sh.say(sh.err, styleError, "error (%s): %v", kindOf(r.Err), r.Err)
 	}
 	switch {
 	case r.Lost != nil:
-		fmt.Fprintf(sh.err, "the worker was restarted; state was partly lost: %v\n", r.Lost)
+		sh.say(sh.err, styleNote, "the worker was restarted; state was partly lost: %v", r.Lost)
 	case r.Rebuilt:
-		fmt.Fprintln(sh.err, "the worker was restarted and earlier cells were replayed; state is rebuilt")
+		sh.say(sh.err, styleNote, "the worker was restarted and earlier cells were replayed; state is rebuilt")
 	}
 	if r.Unreplayable {
-		fmt.Fprintln(sh.err, "note: this cell left work running in the background; a restart will not rebuild it")
+		sh.say(sh.err, styleNote, "note: this cell left work running in the background; a restart will not rebuild it")
 	}
+}
+
+// Styles of rlm's own REPL lines on a terminal (SGR parameters).
+const (
+	styleFinal = "1;32" // bold green
+	styleError = "1;31" // bold red
+	styleNote  = "33"   // yellow
+)
+
+// say writes one of rlm's own lines: termsafe.Mark first, then the text with everything from a
+// cell or a model in it escaped, and on a terminal in a style of its own. A cell's output is
+// escaped too, so it can hold neither the mark nor a style: it cannot pass for such a line.
+func (sh *shell) say(w io.Writer, style, format string, args ...any) {
+	text := termsafe.String(fmt.Sprintf(format, args...))
+	if sh.styled {
+		fmt.Fprintf(termsafe.Raw(w), "\x1b[%sm%c %s\x1b[0m\n", style, termsafe.Mark, text)
+		return
+	}
+	fmt.Fprintf(termsafe.Raw(w), "%c %s\n", termsafe.Mark, text)
 }
 
 // interrupts makes SIGINT cancel the running cell; with no cell running it exits with 130.
@@ -187,7 +217,7 @@ func (sh *shell) interrupts() (stop func()) {
 					sh.s.Close()
 					os.Exit(130)
 				}
-				fmt.Fprintln(sh.err, "^C: cancelling the cell")
+				sh.say(sh.err, styleNote, "^C: cancelling the cell")
 				cancel()
 			case <-done:
 				return

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
@@ -30,7 +34,7 @@ type sessionFlags struct {
 }
 
 func (f *sessionFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context `FILE` (repeatable); its directory is readable by the file tools")
+	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context `FILE` (repeatable; - reads stdin); its directory is readable by the file tools")
 	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` the file tools (read_file, list_dir, file_info, grep) may read (repeatable)")
 	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
 	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
@@ -72,6 +76,7 @@ type runFlags struct {
 	script  string
 	lang    string
 	asJSON  bool
+	raw     bool
 	timeout time.Duration
 	ask     askFlags // the root-model loop (a QUESTION instead of --script)
 }
@@ -112,6 +117,11 @@ DIR") and in --json as "workspace"; one left empty is removed.
 Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop detected)
 · 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cleanup, err := f.readStdinCtx(cmd.InOrStdin())
+			defer cleanup()
+			if err != nil {
+				return err
+			}
 			switch {
 			case len(args) > 1:
 				return usagef("run takes one QUESTION (quote it), got %d arguments", len(args))
@@ -122,7 +132,7 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 			case f.script == "":
 				return usagef("run needs a QUESTION or --script FILE")
 			}
-			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, cmd.Flags().Changed("timeout"))
 		},
 	}
 	fl := cmd.Flags()
@@ -130,49 +140,68 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 	fl.StringVar(&f.script, "script", "", "the script to run")
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension; go for a QUESTION)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fl.BoolVar(&f.raw, "raw", false, "print the answer (--script: the output and the answer) as it is; by default control\ncharacters in it are escaped, as in everything rlm prints, so a terminal does not act on them")
 	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run (default: SFA_DEFAULTS_TIMEOUT, then defaults.timeout in rlm.toml, then 90m)")
 	f.ask.register(fl)
 	return cmd
 }
 
-func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
+// runScript is `rlm run --script FILE`: the script runs as one cell, recorded as a question run
+// is (audit trail, trace, log); its llm_query calls go to the configured model, if any, under
+// the run's caps and budgets. Its milestones are quiet unless --verbose.
+func runScript(ctx context.Context, out, errw io.Writer, f runFlags, timeoutSet bool) error {
 	lang, err := scriptLang(f)
 	if err != nil {
 		return err
 	}
+	f.lang = string(lang)
 	src, err := os.ReadFile(f.script)
 	if err != nil {
 		return usageError{err}
 	}
-	opts, err := f.options(lang)
-	if err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	s, err := repl.Open(ctx, opts)
-	if err != nil {
-		f.ws.finish()
-		return report(out, f.asJSON, repl.Result{Err: err}, scriptOutcome{})
+	prog := &progress{w: errw, name: f.ask.name, quiet: !f.ask.verbose, verbose: f.ask.verbose}
+	return runTask(ctx, f, "--script "+f.script, timeoutSet, false, prog, func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error {
+		so := controller.RunScript(ctx, cfg, f.script, string(src))
+		return st.finishScript(ctx, out, rec, f, so)
+	})
+}
+
+// finishScript records a script run's outcome, prints it, and returns the error for the exit
+// status. The task's answer is the FINAL value, else the script's output.
+func (st *runState) finishScript(ctx context.Context, out io.Writer, rec *recorder, f runFlags, so controller.ScriptOutcome) error {
+	r := so.Result
+	if s, ok := signalOf(ctx); ok && r.Err == nil {
+		r.Err = fault.Wrap(fault.Limit, s, "the run was stopped by a signal")
 	}
-	res := s.Exec(ctx, string(src))
-	if res.Err == nil && ctx.Err() != nil {
-		res.Err = fault.Wrap(fault.Timeout, ctx.Err(), "the run's --timeout passed")
+	status, answer := audit.Answered, r.Stdout
+	if r.Final != nil {
+		answer = *r.Final
 	}
-	oc := scriptOutcome{isolation: s.Isolation().Verdict, workspace: f.ws.dir}
-	s.Close()
-	if f.ws.created {
-		oc.workspace = f.ws.finish()
-		if oc.workspace != "" && !f.asJSON {
-			fmt.Fprintf(errw, "rlm: the code wrote files to %s\n", oc.workspace)
-		}
+	if r.Err != nil {
+		status, answer = audit.Failed, ""
 	}
-	return report(out, f.asJSON, res, oc)
+	st.record(rec, status, answer, r.Err)
+	oc := scriptOutcome{isolation: so.Isolation.Verdict, workspace: st.finishWorkspace(rec, f), raw: f.raw}
+	if r.Err != nil {
+		rec.prog.line("failed (%s)", failLabel(r.Err))
+	} else {
+		rec.prog.line("completed in %s: %d sub-calls", time.Since(st.started).Round(time.Millisecond), so.SubCalls)
+	}
+	if err := report(out, f.asJSON, r, oc); err != nil {
+		return exitErr(ctx, err)
+	}
+	return nil
 }
 
 // scriptOutcome is what a script run reports besides the cell's result: the worker's isolation verdict and
 // the workspace, if the code wrote to it ("" when the default workspace stayed empty).
-type scriptOutcome struct{ isolation, workspace string }
+type scriptOutcome struct {
+	isolation, workspace string
+	raw                  bool // --raw: stdout as the script wrote it, not escaped for a terminal
+}
 
 func scriptLang(f runFlags) (validator.Lang, error) {
 	if f.lang != "" {
@@ -189,6 +218,7 @@ func scriptLang(f runFlags) (validator.Lang, error) {
 	return l, nil
 }
 
+// existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file.
 func existingFiles(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -203,9 +233,82 @@ func existingFiles(paths []string) ([]string, error) {
 		if st.IsDir() {
 			return nil, usagef("--ctx %s is a directory; pass files (use --root for directories)", p)
 		}
+		if err := textFile(p, abs); err != nil {
+			return nil, err
+		}
 		out = append(out, abs)
 	}
 	return out, nil
+}
+
+// textFile refuses a context file that is not text: a NUL byte in its first 8 KiB (the test
+// git and grep use). The model explores text; a binary file would reach it as noise.
+func textFile(name, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return usageError{err}
+	}
+	defer f.Close()
+	head := make([]byte, 8<<10)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return usageError{err}
+	}
+	head = head[:n]
+	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
+		return usagef("--ctx %s is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8 %s > %s.txt)", name, name, name)
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return usagef("--ctx %s is a binary file (a NUL byte at offset %d); rlm reads text: pass a text file, or extract its text first (such as strings %s > %s.txt)", name, i, name, name)
+	}
+	return nil
+}
+
+// stdinName is the name of the context file read from stdin (--ctx -).
+const stdinName = "stdin.txt"
+
+// readStdinCtx saves stdin to a private temporary file when a --ctx is "-" (the context store
+// maps files), and puts that file in its place. cleanup removes it.
+func (f *sessionFlags) readStdinCtx(in io.Reader) (cleanup func(), err error) {
+	idx := -1
+	for i, p := range f.ctxFiles {
+		if p != "-" {
+			continue
+		}
+		if idx >= 0 {
+			return func() {}, usagef("--ctx - (stdin) can be given once")
+		}
+		idx = i
+	}
+	if idx < 0 {
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "rlm-stdin-")
+	if err != nil {
+		return func() {}, fmt.Errorf("saving --ctx - (stdin): %w", err)
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, stdinName)
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err == nil {
+		_, err = io.Copy(file, in)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		cleanup()
+		return func() {}, fmt.Errorf("saving --ctx - (stdin) to %s: %w", path, err)
+	}
+	f.ctxFiles = append([]string(nil), f.ctxFiles...)
+	f.ctxFiles[idx] = path
+	return cleanup, nil
+}
+
+// check refuses bad session flags before anything starts.
+func (f *sessionFlags) check() error {
+	_, err := positive("--cell-timeout", f.cellTimeout)
+	return err
 }
 
 // report prints the outcome and returns the error that decides the exit status.
@@ -226,9 +329,10 @@ func report(out io.Writer, asJSON bool, r repl.Result, oc scriptOutcome) error {
 		}
 		return exitFor(r.Err)
 	}
-	fmt.Fprint(out, r.Stdout)
+	w := answerWriter(out, oc.raw)
+	fmt.Fprint(w, r.Stdout)
 	if r.Final != nil {
-		fmt.Fprintln(out, *r.Final)
+		fmt.Fprintln(w, *r.Final)
 	}
 	if r.Err != nil {
 		return r.Err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -135,10 +137,17 @@ func readLimited(name string, limit int) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }
 
+// printJSON writes v as indented JSON. Its strings are escaped for a terminal too (termsafe.JSON):
+// the output stays valid JSON that decodes to the same values.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := termsafe.Raw(w).Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 // isArgsError reports cobra's own argument errors (unknown command, wrong argument count).

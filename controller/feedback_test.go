@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// lastFeedback is the feedback message of root call i (0-based).
+func lastFeedback(m *scripted, i int) string {
+	msgs := m.seen[i]
+	return msgs[len(msgs)-1].Content
+}
+
+// TestTimeoutStreakNamesCellTimeout: blocks that keep running past the block time limit stop
+// the run with that limit and its flag named, and the feedback names the limit each time.
+func TestTimeoutStreakNamesCellTimeout(t *testing.T) {
+	spin := fenced("js", `let n = 0; for (let i = 0; i < 1e15; i++) { n += i % 7 }`)
+	m := &scripted{replies: []string{spin, spin, spin}}
+	cfg := cfgFor(t, "js", m)
+	cfg.Session.CellTimeout = 300 * time.Millisecond
+	out := Run(context.Background(), cfg)
+	if !errors.Is(out.Err, fault.Timeout) || !strings.Contains(out.Err.Error(), "block time limit (300ms): raise --cell-timeout") {
+		t.Fatalf("got %v; want a timeout naming the block time limit and --cell-timeout", out.Err)
+	}
+	if fb := lastFeedback(m, 1); !strings.Contains(fb, "ran past the block time limit (300ms)") {
+		t.Errorf("feedback after a timed-out block = %q; want the limit named", fb)
+	}
+}
+
+// TestFailedBlockVariables: names only a failed block introduced are not listed as variables
+// (it may have stopped before assigning them, and a restart would not replay it), until a block
+// that works uses them.
+func TestFailedBlockVariables(t *testing.T) {
+	m := &scripted{replies: []string{
+		fenced("js", `let kept = 1; print(kept)`),
+		fenced("js", `let ghost = undefinedThing(); let later = 2`),
+		fenced("js", `print(kept)`),
+		fenced("js", `later = 3; print(later)`),
+		fenced("js", `FINAL(kept)`),
+	}}
+	if out := Run(context.Background(), cfgFor(t, "js", m)); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	vars := func(i int) string {
+		fb := lastFeedback(m, i)
+		return fb[strings.LastIndex(fb, "Variables:"):]
+	}
+	tests := []struct {
+		call      int
+		want, not []string
+	}{
+		{1, []string{"kept"}, nil},
+		{2, []string{"kept"}, []string{"ghost", "later"}},
+		{3, []string{"kept"}, []string{"ghost", "later"}},
+		{4, []string{"kept", "later"}, []string{"ghost"}},
+	}
+	for _, tc := range tests {
+		got := vars(tc.call)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("after reply %d: %q lacks %s", tc.call, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("after reply %d: %q lists %s, which only a failed block declared", tc.call, got, n)
+			}
+		}
+	}
+}
+
+// TestRunScript: a script's llm_query goes to the model under the run's caps, its cell and
+// sub-calls reach the Observer, and its errors name the script's file.
+func TestRunScript(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log.txt")
+	if err := os.WriteFile(log, []byte("INFO a\nERROR b\nERROR c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sess := repl.Options{Lang: "js", Contexts: []string{log}, Worker: testWorker, CellTimeout: 20 * time.Second}
+	m := &scripted{sub: func(p string) (string, error) { return "seen: " + p, nil }}
+	obs := &recording{}
+	so := RunScript(context.Background(), Config{Model: m, Session: sess, Observer: obs}, "tally.js",
+		`const n = count(context, "ERROR"); print(llm_query("how bad is " + n + "?")); FINAL(n)`)
+	if so.Err != nil || so.Stdout != "seen: how bad is 2?\n" || so.Final == nil || *so.Final != "2" || so.SubCalls != 1 {
+		t.Fatalf("got %+v; want the sub-call's answer printed and FINAL 2", so)
+	}
+	if len(obs.cells) != 1 || len(obs.subs) != 1 || len(obs.its) != 1 || obs.its[0].Final == nil {
+		t.Errorf("observer saw %d cells, %d sub-calls, %d iterations; want 1 each, with the answer", len(obs.cells), len(obs.subs), len(obs.its))
+	}
+
+	// The run's caps hold: a fourth sub-call past --max-subcalls 3 fails the run, even if caught.
+	so = RunScript(context.Background(), Config{Model: m, Session: sess, MaxSubCalls: 3}, "many.js",
+		`for (let i = 0; i < 4; i++) { try { llm_query("q" + i) } catch (e) { print("caught") } }`)
+	if !errors.Is(so.Err, fault.Limit) || !strings.Contains(so.Err.Error(), "--max-subcalls") {
+		t.Errorf("got %v; want the sub-call cap", so.Err)
+	}
+
+	// Without a model, llm_query says what to configure.
+	so = RunScript(context.Background(), Config{Session: sess}, "ask.js", `llm_query("hi")`)
+	if so.Err == nil || !strings.Contains(so.Err.Error(), "set RLM_MODEL") {
+		t.Errorf("got %v; want an error that says how to configure a model", so.Err)
+	}
+
+	// Errors name the file, for runtime errors and rejections alike.
+	for _, src := range []string{"let x = 1;\nnull.x", "eval('1')"} {
+		so = RunScript(context.Background(), Config{Session: sess}, "dir/solve.js", src)
+		if so.Err == nil || !strings.Contains(so.Err.Error(), "dir/solve.js:") || strings.Contains(so.Err.Error(), "cell.js") {
+			t.Errorf("%q: error %v; want it to name dir/solve.js, not cell.js", src, so.Err)
+		}
+	}
+}
+
+// recording is an Observer that keeps what it is told.
+type recording struct {
+	nopObserver
+	cells []Cell
+	subs  []SubCall
+	its   []Iteration
+}
+
+func (r *recording) Cell(c Cell)            { r.cells = append(r.cells, c) }
+func (r *recording) SubCall(sc SubCall)     { r.subs = append(r.subs, sc) }
+func (r *recording) Iteration(it Iteration) { r.its = append(r.its, it) }

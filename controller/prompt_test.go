@@ -1,0 +1,125 @@
+package controller
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// budgeted is a model that states its budgets, as *llm.Client does.
+type budgeted struct{ b llm.Budget }
+
+func (budgeted) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, nil
+}
+func (m budgeted) Budget() llm.Budget { return m.b }
+
+var defaultBudget = llm.Budget{Calls: 80, Tokens: 200_000, BreakerErrors: 5, BreakerWindow: time.Minute}
+
+// TestSystemPromptGolden: the whole system prompt of a default run, per language. Read the
+// golden files as a model would: every sentence must be true of the run, and complete.
+func TestSystemPromptGolden(t *testing.T) {
+	for _, lang := range []string{"go", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			cfg := Config{Model: budgeted{defaultBudget}, Timeout: 90 * time.Minute, Session: repl.Options{Lang: lang}}
+			got := SystemPrompt(cfg)
+			path := filepath.Join("testdata", "system_prompt_"+lang+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./controller -run SystemPromptGolden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("the system prompt changed; if that is intended, run go test ./controller -run SystemPromptGolden -update\ngot:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestSystemPromptStatesTheRunsLimits: every limit comes from the run's configuration, never
+// from a literal. A run with unusual values states those values, and none of the defaults.
+func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
+	cfg := Config{
+		Model:         budgeted{llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}},
+		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000,
+		Timeout: 17 * time.Minute,
+		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, OutputCap: 50_000, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
+	}
+	p := SystemPrompt(cfg)
+	for _, want := range []string{
+		"llm_query(prompt string) string — one sub-model call; at most 5 per run",
+		"Sub-calls: 5 per run", "in at most 2 llm_query_batched calls, 3 run at a time",
+		"at most 2 batches per run, 3 prompts at a time",
+		"at most 6,000 characters per reply", "A block keeps only the first 50,000 characters",
+		"print(values ...any) — output shown to you; at most 6,000 characters per cell",
+		"a block is stopped after 45 s", "The whole run ends after 17 min",
+		"Replies: 7.", "17 API calls and 4,321 tokens", "9 API errors within 7 s end the run",
+		"the 3rd crash within 11 min ends the run",
+		"no block works in 3 replies in a row",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time"} {
+		if strings.Contains(p, stale) {
+			t.Errorf("the prompt states the default %q, not this run's value", stale)
+		}
+	}
+}
+
+// TestSystemPromptNamesEveryCap: each cap of the API registry is stated with its effective value,
+// and nothing is left as a placeholder.
+func TestSystemPromptNamesEveryCap(t *testing.T) {
+	for _, lang := range []string{"go", "js"} {
+		p := SystemPrompt(Config{Session: repl.Options{Lang: lang}})
+		if m := regexp.MustCompile(`\{[A-Z][A-Za-z]*\}`).FindString(p); m != "" {
+			t.Errorf("%s: placeholder %s left in the prompt", lang, m)
+		}
+		lim := apiLimits(Config{}.withDefaults())
+		for _, f := range engine.API {
+			if !strings.Contains(p, f.Describe(lim)) {
+				t.Errorf("%s: the prompt lacks %s's doc line %q", lang, f.Name, f.Describe(lim))
+			}
+		}
+		for _, want := range []string{"File tools: 50 calls", "Memory:", "Failures:", "Time:", "Crashes:", "Model budget:"} {
+			if !strings.Contains(p, want) {
+				t.Errorf("%s: the prompt lacks the limit %q", lang, want)
+			}
+		}
+	}
+}
+
+// TestSystemPromptLanguageFacts: what trips models up in each language is said.
+func TestSystemPromptLanguageFacts(t *testing.T) {
+	tests := []struct {
+		lang string
+		want []string
+	}{
+		{"go", []string{"imported for you", "imports persist", "Go strings are bytes", "formats like fmt.Println", "strings, time, unicode"}},
+		{"js", []string{"UTF-16 units", "console.log is print", "the API is synchronous"}},
+	}
+	for _, tc := range tests {
+		p := SystemPrompt(Config{Session: repl.Options{Lang: tc.lang}})
+		for _, w := range append(tc.want, "count characters (Unicode code points)", "Use code for everything exact: counting, sums", "Use llm_query only for what needs reading") {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: the prompt lacks %q", tc.lang, w)
+			}
+		}
+	}
+}
