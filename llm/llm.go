@@ -175,7 +175,7 @@ type Config struct {
 	// refused"), a quota pause with the time of the next probe, the quota coming back. It is
 	// called synchronously, from concurrent calls too; may be nil.
 	Notify func(msg string)
-	Log      *slog.Logger // nil = discard
+	Log    *slog.Logger // nil = discard
 	// Redactor cleans every error message, log line and Call.Err; the keys
 	// of every backend (Keys) are always redacted too. nil = redact.New(Keys()...).
 	Redactor  *redact.Redactor

@@ -34,4 +34,3 @@ func renameFile(err error, from, to string) error {
 	out.Pos = re.ReplaceAllString(ce.Pos, repl)
 	return &out
 }
-
