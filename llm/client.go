@@ -288,7 +288,8 @@ func (c *Client) noteError(cat string, err error) *fault.Error {
 	}
 	c.errTimes = append(keep, now)
 	if len(c.errTimes) >= c.cfg.BreakerErrors {
-		c.tripped = breakerError(len(c.errTimes), c.cfg.BreakerWindow, c.red(err.Error()))
+		var ce *connectError
+		c.tripped = breakerError(len(c.errTimes), c.cfg.BreakerWindow, c.red(err.Error()), errors.As(err, &ce))
 		return c.tripped
 	}
 	return nil

@@ -38,7 +38,7 @@ func (c *Client) explain(ep *endpoint, err error) error {
 	case !errors.As(err, &op) || op.Op != "dial":
 		return err
 	case errors.Is(err, syscall.ECONNREFUSED):
-		reason = "connection refused (is the server running, and on this port?)"
+		reason = "connection refused"
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		reason = "no route to the host"
 	case op.Timeout():
