@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -27,6 +30,7 @@ func TestScripts(t *testing.T) {
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
 			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
 			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
+			"inert": inert, "jsonget": jsonGet,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "contextbudget" {
@@ -58,4 +62,63 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
 	}
+}
+
+// inert stdout|stderr fails unless the last command's output is inert on a terminal: no ESC
+// (0x1b), BEL (0x07) or CSI (0x9b, raw or as U+009B), no other C0 control but tab and newline
+// (a carriage return only before a newline), no DEL, no C1 control, no bidi control, valid
+// UTF-8. With !, it fails if the output is inert (for --raw).
+func inert(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || args[0] != "stdout" && args[0] != "stderr" {
+		ts.Fatalf("usage: inert stdout|stderr")
+	}
+	why := activeBytes([]byte(ts.ReadFile(args[0])))
+	switch {
+	case neg && why == "":
+		ts.Fatalf("%s is inert; want raw control bytes", args[0])
+	case !neg && why != "":
+		ts.Fatalf("%s is not inert: %s", args[0], why)
+	}
+}
+
+// activeBytes describes the first thing in b a terminal would act on, or returns "".
+func activeBytes(b []byte) string {
+	for i, c := range b {
+		switch {
+		case c == 0x1b, c == 0x07, c == 0x9b:
+			return fmt.Sprintf("byte %#02x at offset %d", c, i)
+		case c == '\r' && (i+1 == len(b) || b[i+1] != '\n'):
+			return fmt.Sprintf("a carriage return not before a newline at offset %d", i)
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f:
+			return fmt.Sprintf("control byte %#02x at offset %d", c, i)
+		}
+	}
+	for i, r := range string(b) {
+		switch {
+		case r == utf8.RuneError && !utf8.FullRune(b[i:]), r == utf8.RuneError && !strings.HasPrefix(string(b[i:]), "\uFFFD"):
+			return fmt.Sprintf("invalid UTF-8 at offset %d", i)
+		case r >= 0x80 && r <= 0x9f:
+			return fmt.Sprintf("C1 control %U at offset %d", r, i)
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return fmt.Sprintf("bidi control %U at offset %d", r, i)
+		}
+	}
+	return ""
+}
+
+// jsonget KEY decodes the last command's stdout as a JSON object and prints the string field
+// KEY as a Go-quoted string, so a script can check what the JSON decodes to.
+func jsonGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: jsonget KEY")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &obj); err != nil {
+		ts.Fatalf("stdout is not a JSON object: %v", err)
+	}
+	s, ok := obj[args[0]].(string)
+	if !ok {
+		ts.Fatalf("jsonget: %s is %T, not a string", args[0], obj[args[0]])
+	}
+	fmt.Fprintf(ts.Stdout(), "%q\n", s)
 }
