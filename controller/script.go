@@ -40,11 +40,10 @@ func RunScript(ctx context.Context, cfg Config, name, src string) ScriptOutcome 
 	start := time.Now()
 	subs.startStep()
 	res := sess.ExecFile(ctx, name, src)
-	if res.Err == nil {
+	if err := subs.capErr(); err != nil {
+		res.Err = err // the cap hit is the cause, however the code reported it
+	} else if res.Err == nil {
 		res.Err = ctxErr(ctx, cfg.Timeout)
-	}
-	if res.Err == nil {
-		res.Err = subs.capErr()
 	}
 	c := Cell{Step: step, Code: src, Result: res, SubCalls: subs.takeStep(), Took: time.Since(start)}
 	cfg.Observer.Cell(c)

@@ -31,7 +31,7 @@ func (c *Client) explain(ep *endpoint, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &dns):
-		reason = "no such host " + dns.Name
+		reason = "no such host"
 		if !dns.IsNotFound {
 			reason = "cannot resolve " + dns.Name + " (" + dns.Err + ")"
 		}
