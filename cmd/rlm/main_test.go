@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,13 +27,21 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EXAMPLES", examples)
+			return nil
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
 			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
 			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
-			"inert": inert, "jsonget": jsonGet,
+			"inert": inert, "jsonget": jsonGet, "genlog": genLog,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "contextbudget" {
@@ -121,4 +132,34 @@ func jsonGet(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("jsonget: %s is %T, not a string", args[0], obj[args[0]])
 	}
 	fmt.Fprintf(ts.Stdout(), "%q\n", s)
+}
+
+// genlog FILE LINES WANT writes a log of LINES lines (levels drawn at random, multi-byte text in
+// every line) and, into WANT, the number of lines per level as "LEVEL N" lines in sorted order,
+// counted here over the whole file: the independent answer for the README's example cells.
+func genLog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: genlog FILE LINES WANT")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	levels := []string{"DEBUG", "INFO", "WARN", "ERROR"}
+	var b strings.Builder
+	seed := uint32(7)
+	for i := range n {
+		seed = seed*1664525 + 1013904223
+		fmt.Fprintf(&b, "2026-11-01T10:%02d:%02dZ %s  [naïve-cache] request ☕ served in %d ms\n", i/60%60, i%60, levels[seed>>30], i)
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 {
+			counts[f[1]]++
+		}
+	}
+	var want strings.Builder
+	for _, l := range slices.Sorted(maps.Keys(counts)) {
+		fmt.Fprintf(&want, "%s %d\n", l, counts[l])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(want.String()), 0o644))
 }
