@@ -31,8 +31,8 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 `, langName(lang), fenceTag(lang), map[string]string{"go": "variables, functions, types, imports", "js": "variables, functions, classes"}[lang],
 		num(cfg.FeedbackChars), num(minBlockChars), num(outputCap(cfg)))
 	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
-	for _, f := range engine.API {
-		fmt.Fprintf(&b, "- %s — %s\n", signature(f, lang), f.Describe(lim))
+	for _, l := range APILines(lang, lim) {
+		b.WriteString("- " + l + "\n")
 	}
 	b.WriteString("\n" + langNotes(lang) + "\n")
 	b.WriteString(`
@@ -132,6 +132,17 @@ func restartWindowOf(cfg Config) time.Duration {
 		return cfg.Session.RestartWindow
 	}
 	return repl.DefaultRestartWindow
+}
+
+// APILines are the model API's functions as the system prompt lists them, in lang ("go" or
+// "js") with the caps of lim: "peek(ctx Context, offset int, length int) string — text of …".
+// The REPL's :help shows the same lines.
+func APILines(lang string, lim engine.Limits) []string {
+	out := make([]string, len(engine.API))
+	for i, f := range engine.API {
+		out[i] = signature(f, lang) + " — " + f.Describe(lim)
+	}
+	return out
 }
 
 // signature renders one API function in the session language.

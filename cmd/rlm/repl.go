@@ -147,12 +147,20 @@ func (sh *shell) prompt(tty, more bool) {
 }
 
 // exec runs one cell and prints its output, its answer and what went wrong.
-func (sh *shell) exec(code string) {
+func (sh *shell) exec(code string) { sh.execFile("", code) }
+
+// execFile runs a cell read from the file name (its errors name the file), or typed in ("").
+func (sh *shell) execFile(name, code string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.mu.Lock()
 	sh.cancel = cancel
 	sh.mu.Unlock()
-	r := sh.s.Exec(ctx, code)
+	var r repl.Result
+	if name != "" {
+		r = sh.s.ExecFile(ctx, name, code)
+	} else {
+		r = sh.s.Exec(ctx, code)
+	}
 	sh.mu.Lock()
 	sh.cancel = nil
 	sh.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/shlex"
 
+	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
 )
 
@@ -34,7 +35,7 @@ func (sh *shell) meta(line string) (quit bool) {
 	case ":quit", ":q", ":exit":
 		return true
 	case ":help":
-		fmt.Fprintln(sh.out, metaHelp)
+		sh.help()
 	case ":lang":
 		sh.metaOpen(rest, 1)
 	case ":reset":
@@ -62,6 +63,17 @@ func (sh *shell) meta(line string) (quit bool) {
 	return false
 }
 
+// help lists the meta-commands and the model API of the session's language, from the registry
+// the engines are built from (engine.API), with the session's caps.
+func (sh *shell) help() {
+	fmt.Fprintln(sh.out, metaHelp)
+	fmt.Fprintf(sh.out, "\nIn cells (%s), besides the language itself:\n", sh.lang)
+	for _, l := range controller.APILines(string(sh.lang), engine.Limits{}.Effective()) {
+		fmt.Fprintln(sh.out, "  "+l)
+	}
+	fmt.Fprintln(sh.out, "  (llm_query and llm_query_batched need a model: they work in rlm run, not in the REPL)")
+}
+
 func (sh *shell) metaOpen(args []string, want int) {
 	if len(args) != 1 || want == 1 && args[0] != "go" && args[0] != "js" {
 		fmt.Fprintln(sh.err, "usage: :lang go|js")
@@ -84,7 +96,7 @@ func (sh *shell) metaLoad(args []string) {
 		fmt.Fprintf(sh.err, "error: %v\n", err)
 		return
 	}
-	sh.exec(string(src))
+	sh.execFile(args[0], string(src))
 }
 
 // metaPeek builds the cell from validated integers only, so the arguments cannot inject code.

@@ -33,6 +33,10 @@ func (sh *shell) runTTY() error {
 	// Readline marks a block's inner lines with its own column glyph; the line being typed
 	// (the last one) carries the secondary prompt.
 	_ = rl.Config.Set("multiline-column", true)
+	// No cursor-position query (ESC[6n): keys typed before its answer arrives (at start, or
+	// while a cell runs) were lost with it. rlm starts every prompt at column 0 (exec ends a
+	// partial last line), where readline's fallback, the prompt's width, is exact.
+	_ = rl.Config.Set("cursor-position-probe", false)
 	rl.Prompt.Secondary(func() string { return "... " })
 	if file := historyFile(); file != "" {
 		rl.History.AddFromFile("history", file)
