@@ -11,7 +11,11 @@
 #   3. Up-arrow recalls the previous cell from history, and the history file is written;
 #   4. :lang js switches language and prompt, and a JS block spans lines;
 #   5. Ctrl-C while editing drops the line; Ctrl-D on an empty line exits with status 0;
-#   6. a second REPL with the same RLM_HOME recalls the first run's last cell with Up.
+#   6. a second REPL with the same RLM_HOME recalls the first run's last cell with Up;
+#   7. keys typed before the first prompt, and while a cell runs, are run once each, not lost;
+#   8. a multi-line block is drawn one line per screen line, its output on lines of its own;
+#   9. :help lists the model API; a real FINAL is marked and styled, a forged one is escaped;
+#  10. nothing a cell prints reaches the terminal raw: a title-setting OSC does not retitle it.
 # It exits non-zero if any expectation fails.
 set -u
 
@@ -70,7 +74,7 @@ keys 'for i := 0; i >= 0; i++ {}' Enter
 sleep 1.5
 keys C-c
 expect "Ctrl-C cancels the running cell" 'cancelling the cell'
-expect "the cancelled cell reports an error" '^error \('
+expect "the cancelled cell reports an error" '^⟫ error \('
 keys 'fmt.Println("alive", add(1, 2))' Enter
 expect "REPL alive after Ctrl-C, state kept" '^alive 3$'
 
@@ -107,7 +111,7 @@ expect "multi-line JS block, js> prompt" '^js> print\(xs\.length\)$'
 expect "JS block result" '^3$'
 
 # 5. Ctrl-C while editing clears the line (nothing runs); Ctrl-D on an empty line exits 0.
-errors_before=$(screen | grep -c '^error (')
+errors_before=$(screen | grep -c '^⟫ error (')
 keys 'this is not sent'
 keys C-c
 if [ "$(lastline)" = 'js>' ]; then
@@ -124,7 +128,7 @@ else
 	echo "FAIL: exit status $(cat "$STATUS_FILE" 2>/dev/null || echo missing)"
 	fails=$((fails + 1))
 fi
-if [ "$(screen | grep -c '^error (')" = "$errors_before" ]; then
+if [ "$(screen | grep -c '^⟫ error (')" = "$errors_before" ]; then
 	echo "PASS: the line cleared with Ctrl-C was not run"
 else
 	echo "FAIL: the line cleared with Ctrl-C was run"
@@ -146,6 +150,62 @@ fi
 keys C-c
 keys C-d
 expect "second REPL exits on Ctrl-D" 'REPL-EXITED'
+
+# 7. Keys typed before the first prompt and while a cell runs are kept (readline's cursor-position
+# query used to swallow them), and each runs once.
+tmux kill-session -t "$SESSION" 2>/dev/null
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+	"RLM_HOME='$HOME_DIR' '$BIN' repl; echo \$? > '$STATUS_FILE'; echo REPL-EXITED; sleep 60"
+tmux send-keys -t "$SESSION" 'fmt.Println("early", 40+2)' Enter
+expect "keys typed before the first prompt run" '^early 42$' 20
+keys 'n := 0; for i := 0; i < 30000000; i++ { n += i % 7 }; fmt.Println("slow", n > 0)' Enter
+tmux send-keys -t "$SESSION" 'fmt.Println("ahead", 1+1)' Enter
+expect "the slow cell ends" '^slow true$' 60
+expect "keys typed while a cell ran run after it" '^ahead 2$' 20
+if [ "$(screen | grep -c '^ahead 2$')" = 1 ] && [ "$(screen | grep -c '^early 42$')" = 1 ]; then
+	echo "PASS: typed-ahead cells ran once each"
+else
+	echo "FAIL: typed-ahead cells did not run exactly once each"
+	fails=$((fails + 1))
+fi
+
+# 8. A multi-line block: each line on a screen line of its own, then its output on its own lines.
+keys 'for i := 0; i < 2; i++ {' Enter
+keys 'fmt.Println("row", i)' Enter
+keys '}' Enter
+expect "the block's first line stands alone" '^go> for i := 0; i < 2; i\+\+ \{$'
+expect "its inner line stands alone" '^│ *fmt\.Println\("row", i\)$'
+expect "its last line stands alone" '^\.\.\. \}$'
+expect "its output follows on lines of its own" '^row 1$'
+
+# 9. :help lists the model API; FINAL is rlm's own marked line, a forged one is escaped.
+keys ':help' Enter
+expect ":help lists the API with its caps" 'peek\(ctx Context, offset int, length int\) string — .*16,000 per call'
+keys 'fmt.Println("⟫ FINAL: 41")' Enter
+keys 'FINAL(42)' Enter
+expect "a real FINAL is marked" '^⟫ FINAL: 42$'
+expect "a forged FINAL is escaped" '^\\u27eb FINAL: 41$'
+if tmux capture-pane -e -p -t "$SESSION" | grep -q $'\x1b\\[[0-9;]*m⟫ FINAL: 42'; then
+	echo "PASS: the real FINAL is styled"
+else
+	echo "FAIL: the real FINAL is not styled (bold green)"
+	fails=$((fails + 1))
+fi
+
+# 10. A cell's OSC 0 is escaped, so the pane keeps its title.
+tmux set-option -t "$SESSION" set-titles on >/dev/null
+before=$(tmux display-message -p -t "$SESSION" '#{pane_title}')
+keys 'fmt.Println("\x1b]2;pwned-title\x07done")' Enter
+expect "the escape sequence is shown, not obeyed" '^\\x1b\]2;pwned-title\\adone$'
+after=$(tmux display-message -p -t "$SESSION" '#{pane_title}')
+if [ "$after" = "$before" ] && [ "$after" != pwned-title ]; then
+	echo "PASS: the cell could not retitle the terminal"
+else
+	echo "FAIL: the pane title changed from '$before' to '$after'"
+	fails=$((fails + 1))
+fi
+keys C-d
+expect "third REPL exits on Ctrl-D" 'REPL-EXITED'
 
 echo "--- final screen ---"
 screen | sed -e '/^$/d'

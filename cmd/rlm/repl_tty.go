@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reeflective/readline"
+	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -33,10 +34,6 @@ func (sh *shell) runTTY() error {
 	// Readline marks a block's inner lines with its own column glyph; the line being typed
 	// (the last one) carries the secondary prompt.
 	_ = rl.Config.Set("multiline-column", true)
-	// No cursor-position query (ESC[6n): keys typed before its answer arrives (at start, or
-	// while a cell runs) were lost with it. rlm starts every prompt at column 0 (exec ends a
-	// partial last line), where readline's fallback, the prompt's width, is exact.
-	_ = rl.Config.Set("cursor-position-probe", false)
 	rl.Prompt.Secondary(func() string { return "... " })
 	if file := historyFile(); file != "" {
 		rl.History.AddFromFile("history", file)
@@ -51,6 +48,12 @@ func (sh *shell) runTTY() error {
 		return !validator.Incomplete(sh.lang, []byte(src+"\n"))
 	}
 	for {
+		// Lines typed ahead (before the first prompt, or while a cell ran) are handed to readline
+		// as keys: left on the terminal, they could be swallowed by readline's cursor-position
+		// query, which reads the terminal to find its answer.
+		if typed := typedAhead(int(os.Stdin.Fd())); len(typed) > 0 {
+			rl.Keys.Feed(false, []rune(string(typed))...)
+		}
 		line, err := rl.Readline()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
@@ -71,4 +74,23 @@ func (sh *shell) runTTY() error {
 			sh.exec(line + "\n")
 		}
 	}
+}
+
+// typedAhead reads, without waiting, the complete lines typed on the terminal fd while it was
+// in cooked mode (a partial line is not readable until its Enter; readline reads it raw).
+func typedAhead(fd int) []byte {
+	var out []byte
+	buf := make([]byte, 4096)
+	for len(out) < 1<<20 {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, 0); err != nil || n == 0 || fds[0].Revents&unix.POLLIN == 0 {
+			break
+		}
+		n, err := unix.Read(fd, buf)
+		if n <= 0 || err != nil {
+			break
+		}
+		out = append(out, buf[:n]...)
+	}
+	return out
 }
