@@ -19,14 +19,15 @@ type Client struct {
 	res *resolved
 	red func(string) string
 
-	mu       sync.Mutex
-	spent    Spent
-	errTimes []time.Time            // API errors inside the breaker window
-	tripped  *fault.Error           // the open breaker, once tripped
-	state    map[string]*modelState // per model name
-	base     map[string][]float64   // per agent: first latencies, in seconds
-	quota    map[string]*pause      // per backend: non-nil while its calls are paused on quota
-	quotaGen map[string]int         // per backend: pauses ended with the quota back
+	mu         sync.Mutex
+	spent      Spent
+	errTimes   []time.Time            // API errors inside the breaker window
+	tripped    *fault.Error           // the open breaker, once tripped
+	state      map[string]*modelState // per model name
+	base       map[string][]float64   // per agent: first latencies, in seconds
+	quota      map[string]*pause      // per backend: non-nil while its calls are paused on quota
+	quotaGen   map[string]int         // per backend: pauses ended with the quota back
+	keyWarning sync.Once              // MissingKey, told before the first call
 }
 
 // modelState is what the client has learnt about a model.
@@ -117,6 +118,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	c.keyWarning.Do(func() {
+		for _, msg := range c.missingKeys() {
+			c.notify("warning: %s", msg)
+		}
+	})
 	var esc []string
 	for t := tier; t < len(models); t++ {
 		resp, ab, err := c.runModel(ctx, req, models[t], t)

@@ -171,8 +171,9 @@ type Config struct {
 	// Observer is called synchronously for every attempt; may be nil.
 	Observer func(Call)
 	// Notify gets, as one redacted line each, what a person waiting on the task should see at
-	// once: a retry after a transient failure (such as "cannot connect to URL: connection
-	// refused"), a quota pause with the time of the next probe, the quota coming back. It is
+	// once: a missing API key for a remote server (before the first call), a retry after a
+	// transient failure (such as "cannot connect to URL: connection refused"), a quota pause
+	// with the time of the next probe, the quota coming back. It is
 	// called synchronously, from concurrent calls too; may be nil.
 	Notify func(msg string)
 	Log    *slog.Logger // nil = discard

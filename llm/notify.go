@@ -63,21 +63,60 @@ func (c *Client) notify(format string, args ...any) {
 // clock formats a time of day for a notice.
 func clock(t time.Time) string { return t.Format("15:04:05") }
 
-// MissingKey returns a warning when cfg has no API key and its server is not on this machine:
-// a remote server usually refuses calls without one. It returns "" otherwise.
+// MissingKey returns a warning when cfg's default backend has no API key and is not on this
+// machine: a remote server usually refuses calls without one. It returns "" otherwise. A Client
+// checks every backend its ladders use and tells each warning (Config.Notify) before its first
+// call.
 func MissingKey(cfg Config) string {
-	if cfg.APIKey != "" || cfg.Backend != nil {
-		return ""
-	}
 	base := cfg.BaseURL
+	if base == "" {
+		base = map[Provider]string{ProviderAnthropic: DefaultAnthropicBaseURL}[cfg.Provider]
+	}
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	u, err := url.Parse(base)
+	vars := "RLM_API_KEY and OPENAI_API_KEY are"
+	if cfg.Provider == ProviderAnthropic {
+		vars = "RLM_API_KEY and ANTHROPIC_API_KEY are"
+	}
+	return missingKey(Endpoint{BaseURL: base, APIKey: cfg.APIKey, Backend: cfg.Backend}, vars)
+}
+
+// missingKeys are the warnings for the backends of the client's ladders that have no key.
+func (c *Client) missingKeys() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ladder := range c.res.ladders {
+		for _, m := range ladder {
+			name := m.ep.name
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			msg := MissingKey(c.cfg)
+			if name != DefaultEndpointName {
+				e := c.cfg.Endpoints[name]
+				e.BaseURL = m.ep.baseURL
+				msg = missingKey(e, "the variable that api_key_env of [backends."+name+"] names is")
+			}
+			if msg != "" {
+				out = append(out, msg)
+			}
+		}
+	}
+	return out
+}
+
+// missingKey is the warning for a backend without a key at a remote URL, or "".
+func missingKey(e Endpoint, vars string) string {
+	if e.APIKey != "" || e.Backend != nil {
+		return ""
+	}
+	u, err := url.Parse(e.BaseURL)
 	if err != nil || isLoopback(u.Hostname()) {
 		return ""
 	}
-	return fmt.Sprintf("no API key for %s: RLM_API_KEY and OPENAI_API_KEY are unset, so a server that needs a key will refuse every call", strings.TrimSuffix(base, "/"))
+	return fmt.Sprintf("no API key for %s: %s unset, so a server that needs a key will refuse every call", strings.TrimSuffix(e.BaseURL, "/"), vars)
 }
 
 func isLoopback(host string) bool {

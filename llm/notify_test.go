@@ -131,3 +131,22 @@ func TestMissingKey(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingKeyToldOnce: a client without a key for a remote server says so before its first
+// call, once.
+func TestMissingKeyToldOnce(t *testing.T) {
+	var n notes
+	c, err := llm.New(llm.Config{BaseURL: "http://no-such-host.invalid/v1", Models: []string{"m"}, MaxAttempts: 1, Notify: n.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := c.Complete(t.Context(), ask("hi")); err == nil {
+			t.Fatal("a call to a host that does not exist worked")
+		}
+	}
+	got := n.all()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "warning: no API key for http://no-such-host.invalid/v1") {
+		t.Errorf("notices = %q; want the missing key, once", got)
+	}
+}

@@ -52,9 +52,6 @@ func (st *runState) controllerConfig(f runFlags, question string, chain callChai
 		return controller.Config{}, usageError{err}
 	}
 	st.client = client
-	if msg := llm.MissingKey(lc); msg != "" && st.replay == nil {
-		st.notice(rec.prog, f.ask.quiet, "warning: "+msg)
-	}
 	cfg.Model = stopModel{home: st.home, next: client}
 	if f.ask.maxDepth > chain.depth {
 		replay := ""
