@@ -76,16 +76,24 @@ func (sh *shell) runTTY() error {
 	}
 }
 
-// typedAhead reads, without waiting, the complete lines typed on the terminal fd while it was
-// in cooked mode (a partial line is not readable until its Enter; readline reads it raw).
+// typedAhead reads, without waiting, what was typed on the terminal fd while it was in cooked
+// mode (before the first prompt, or while a cell ran): whole lines and a line still being typed
+// alike, for a moment in non-canonical mode, where a partial line is readable too.
 func typedAhead(fd int) []byte {
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil
+	}
+	nb := *old
+	nb.Lflag &^= unix.ICANON | unix.ECHO
+	nb.Cc[unix.VMIN], nb.Cc[unix.VTIME] = 0, 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &nb); err != nil {
+		return nil
+	}
+	defer unix.IoctlSetTermios(fd, unix.TCSETS, old)
 	var out []byte
 	buf := make([]byte, 4096)
 	for len(out) < 1<<20 {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if n, err := unix.Poll(fds, 0); err != nil || n == 0 || fds[0].Revents&unix.POLLIN == 0 {
-			break
-		}
 		n, err := unix.Read(fd, buf)
 		if n <= 0 || err != nil {
 			break
