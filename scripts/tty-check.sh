@@ -12,7 +12,8 @@
 #   4. :lang js switches language and prompt, and a JS block spans lines;
 #   5. Ctrl-C while editing drops the line; Ctrl-D on an empty line exits with status 0;
 #   6. a second REPL with the same RLM_HOME recalls the first run's last cell with Up;
-#   7. keys typed before the first prompt, and while a cell runs, are run once each, not lost;
+#   7. keys typed before the first prompt, and while a cell runs (a half-typed line too), are
+#      kept and run once each;
 #   8. a multi-line block is drawn one line per screen line, its output on lines of its own;
 #   9. :help lists the model API; a real FINAL is marked and styled, a forged one is escaped;
 #  10. nothing a cell prints reaches the terminal raw: a title-setting OSC does not retitle it.
@@ -162,6 +163,11 @@ keys 'n := 0; for i := 0; i < 30000000; i++ { n += i % 7 }; fmt.Println("slow", 
 tmux send-keys -t "$SESSION" 'fmt.Println("ahead", 1+1)' Enter
 expect "the slow cell ends" '^slow true$' 60
 expect "keys typed while a cell ran run after it" '^ahead 2$' 20
+keys 'n = 0; for i := 0; i < 30000000; i++ { n += i % 7 }; fmt.Println("slow again", n > 0)' Enter
+tmux send-keys -t "$SESSION" 'fmt.Println("half'
+expect "the second slow cell ends" '^slow again true$' 60
+keys 'way")' Enter
+expect "a line half typed while a cell ran is completed after it" '^halfway$'
 if [ "$(screen | grep -c '^ahead 2$')" = 1 ] && [ "$(screen | grep -c '^early 42$')" = 1 ]; then
 	echo "PASS: typed-ahead cells ran once each"
 else
