@@ -16,6 +16,9 @@
 //     exists only when code called FINAL or FINAL_VAR: "FINAL(" in the model's prose never counts.
 //  5. After MaxIterations, one forced final-answer iteration; then the run fails.
 //
+// RunScript is the --script mode: one cell from a file, with the same sub-call host, caps and
+// Observer events, and no root model.
+//
 // The root history is compacted when its estimated size passes 85% of the model's window.
 // Events (model calls, cells, sub-calls) go to an Observer, which the CLI wires to the audit
 // trail and the trace; the controller itself writes nothing to disk.

@@ -105,14 +105,21 @@ call), one run at a time per RLM_HOME (rlm abort --task-id ID stops it), and 100
 SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task ABORTED.
 --replay FILE answers with a scripted model instead (examples/demo/model.json): no network.
 
-With --script, the script (Go or JavaScript) runs as one sandboxed cell. stdout gets its printed
-output, then the FINAL value, if it recorded one. --json prints one object instead:
+With --script, the script (Go or JavaScript) runs as one sandboxed cell; its errors name the
+script's file. Its llm_query calls go to the configured model, if any, under the same caps and
+budgets; the run is recorded as a question run is, and progress lines appear with --verbose
+only. stdout gets its printed output, then the FINAL value, if it recorded one. --json prints
+one object instead:
   {"status": "answered"|"completed"|"failed", "answer", "output",
    "error": {"kind", "message"}, "isolation", "workspace"}
 
 ` + filesHelp + `
-A default workspace that was written to is named on stderr ("rlm: the code wrote files to
-DIR") and in --json as "workspace"; one left empty is removed.
+A default workspace that was written to is named on stderr ("[agent:rlm] the code wrote files
+to DIR") and in --json as "workspace"; one left empty is removed. --ctx - reads the context
+from stdin; a binary file (a NUL byte in its first 8 KiB) is refused.
+
+What the code or the model wrote is printed with its control characters escaped (ESC, BEL, C1
+and bidi controls), so that it cannot act on a terminal; --raw prints the answer as it is.
 
 Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop detected)
 · 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
