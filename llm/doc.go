@@ -162,8 +162,10 @@
 // A backend that stays unavailable is a timeout, not a crash (no worker died)
 // nor a limit (no cap was hit): DESIGN.md's policy for timeout ("skipped when
 // optional") is what a caller should do with a sub-call whose server is down.
-// The breaker's message starts with "Circuit breaker: API error rate"; once
-// open, every later call of the Client fails with it. API errors for the
+// The breaker's message starts with "Circuit breaker: API error rate", or, when
+// the last error was a failure to reach the server at all, with that failure
+// ("cannot connect to http://HOST/v1: connection refused; Circuit breaker: …");
+// once open, every later call of the Client fails with it. API errors for the
 // breaker are all failed attempts except quota answers, the 400s about a
 // field retried without it (logprobs, max_tokens, Sampling), monitor aborts
 // and the caller's own cancellation.
@@ -195,6 +197,15 @@
 // before the deadline (Config.Deadline or the context's, whichever is
 // earlier); otherwise the paused calls fail with fault.Timeout. Without any
 // deadline the quota fails at once with fault.Limit.
+//
+// # Notices
+//
+// Config.Notify gets, at once, what a person waiting on the task should know
+// before it shows in an error: a missing API key for a remote server (before
+// the first call), each transient retry with its cause and wait (a server
+// that cannot be reached is named as such: "cannot connect to URL: connection
+// refused"), a quota pause with the time of the next probe and the deadline,
+// and the quota coming back.
 //
 // # Monitor and escalation
 //
