@@ -89,6 +89,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	}
 	ctx, stop := withSignals(ctx, func(signalled) {})
 	defer stop()
+	lcfg.Notify = func(msg string) { fmt.Fprintf(errw, "[eval] %s\n", msg) }
 	var outcomes []evalset.Outcome
 	for i, spec := range specs {
 		o, err := evalOne(ctx, f, lcfg, home, spec)
