@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
@@ -252,42 +250,6 @@ func streakFix(err error, blockTimeout time.Duration) string {
 // streakWarning is added to the feedback when one more failed reply ends the run.
 func streakWarning(n int) string {
 	return fmt.Sprintf("Warning: no block has worked in your last %d replies; if none works in your next reply, the run ends. Fix the error above first, with a small block that is sure to run.\n", n)
-}
-
-// noteVars tracks the variables a failed block introduced. The block may have stopped before
-// assigning them, and a REPL restart would not bring them back (only blocks that worked are
-// replayed), so they are left out of the variables list until a block that works names them.
-func (r *run) noteVars(before []string, res repl.Result, code string) {
-	if r.ghosts == nil {
-		r.ghosts = map[string]bool{}
-	}
-	if res.Err != nil {
-		for _, v := range r.sess.Vars() {
-			if !slices.Contains(before, v) {
-				r.ghosts[v] = true
-			}
-		}
-		return
-	}
-	if len(r.ghosts) == 0 {
-		return
-	}
-	for _, id := range identRE.FindAllString(code, -1) {
-		delete(r.ghosts, id)
-	}
-}
-
-var identRE = regexp.MustCompile(`[\pL_$][\pL\pN_$]*`)
-
-// vars is the session's variables, without those only a failed block introduced.
-func (r *run) vars() []string {
-	var out []string
-	for _, v := range r.sess.Vars() {
-		if !r.ghosts[v] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // ctxErr turns the end of the run's context into a fault; limit is the run's time limit, named

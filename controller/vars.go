@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// noteVars tracks the variables a failed block introduced. The block may have stopped before
+// assigning them, and a REPL restart would not bring them back (only blocks that worked are
+// replayed), so they are left out of the variables list until a block that works names them.
+func (r *run) noteVars(before []string, res repl.Result, code string) {
+	if r.ghosts == nil {
+		r.ghosts = map[string]bool{}
+	}
+	if res.Err != nil {
+		for _, v := range r.sess.Vars() {
+			if !slices.Contains(before, v) {
+				r.ghosts[v] = true
+			}
+		}
+		return
+	}
+	if len(r.ghosts) == 0 {
+		return
+	}
+	for _, id := range identRE.FindAllString(code, -1) {
+		delete(r.ghosts, id)
+	}
+}
+
+var identRE = regexp.MustCompile(`[\pL_$][\pL\pN_$]*`)
+
+// vars is the session's variables, without those only a failed block introduced.
+func (r *run) vars() []string {
+	var out []string
+	for _, v := range r.sess.Vars() {
+		if !r.ghosts[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
