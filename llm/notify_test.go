@@ -136,7 +136,7 @@ func TestMissingKey(t *testing.T) {
 // call, once.
 func TestMissingKeyToldOnce(t *testing.T) {
 	var n notes
-	c, err := llm.New(llm.Config{BaseURL: "http://no-such-host.invalid/v1", Models: []string{"m"}, MaxAttempts: 1, Notify: n.add})
+	c, err := llm.New(llm.Config{BaseURL: "http://no-such-host.invalid/v1", Models: []string{"m"}, MaxAttempts: 1, ConnectTimeout: 2 * time.Second, Notify: n.add})
 	if err != nil {
 		t.Fatal(err)
 	}
