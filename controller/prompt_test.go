@@ -56,7 +56,7 @@ func TestSystemPromptGolden(t *testing.T) {
 func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 	cfg := Config{
 		Model:         budgeted{llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}},
-		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000,
+		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000, MaxBlocks: 3,
 		Timeout: 17 * time.Minute,
 		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, OutputCap: 50_000, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
 	}
@@ -68,7 +68,7 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 		"at most 6,000 characters per reply", "A block keeps only the first 50,000 characters",
 		"print(values ...any) — output shown to you; at most 6,000 characters per cell",
 		"a block is stopped after 45 s", "The whole run ends after 17 min",
-		"Replies: 7.", "17 API calls and 4,321 tokens", "9 API errors within 7 s end the run",
+		"Replies: 7.", "the first 3 code blocks of a reply run", "17 API calls and 4,321 tokens", "9 API errors within 7 s end the run",
 		"the 3rd crash within 11 min ends the run",
 		"no block works in 3 replies in a row",
 	} {
@@ -76,7 +76,7 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 			t.Errorf("the prompt lacks %q", want)
 		}
 	}
-	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time"} {
+	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time", "first 8 code blocks"} {
 		if strings.Contains(p, stale) {
 			t.Errorf("the prompt states the default %q, not this run's value", stale)
 		}
@@ -97,7 +97,7 @@ func TestSystemPromptNamesEveryCap(t *testing.T) {
 				t.Errorf("%s: the prompt lacks %s's doc line %q", lang, f.Name, f.Describe(lim))
 			}
 		}
-		for _, want := range []string{"File tools: 50 calls", "Memory:", "Failures:", "Time:", "Crashes:", "Model budget:"} {
+		for _, want := range []string{"File tools: 50 calls", "Memory:", "Failures:", "Time:", "Crashes:", "Model budget:", "Blocks: the first 8 code blocks"} {
 			if !strings.Contains(p, want) {
 				t.Errorf("%s: the prompt lacks the limit %q", lang, want)
 			}
