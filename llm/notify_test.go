@@ -150,3 +150,27 @@ func TestMissingKeyToldOnce(t *testing.T) {
 		t.Errorf("notices = %q; want the missing key, once", got)
 	}
 }
+
+// TestMissingKeyPerBackend: each backend the ladders use is checked with its own key; a local
+// default backend that the ladders do not use is not.
+func TestMissingKeyPerBackend(t *testing.T) {
+	var n notes
+	c, err := llm.New(llm.Config{
+		BaseURL: "http://127.0.0.1:9/v1", Models: []string{"big"}, MaxAttempts: 1, ConnectTimeout: 2 * time.Second, Notify: n.add,
+		Endpoints: map[string]llm.Endpoint{"remote": {BaseURL: "https://remote.invalid/v1"}, "keyed": {BaseURL: "https://keyed.invalid/v1", APIKey: testKey}},
+		Catalog:   map[string]llm.ModelConfig{"big": {Endpoint: "remote"}, "other": {Endpoint: "keyed"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Complete(t.Context(), ask("hi"))
+	got := n.all()
+	if len(got) == 0 || !strings.HasPrefix(got[0], "warning: no API key for https://remote.invalid/v1: the variable that api_key_env of [backends.remote] names is unset") {
+		t.Fatalf("notices = %q; want the remote backend's missing key first", got)
+	}
+	for _, g := range got {
+		if strings.Contains(g, "keyed.invalid") || strings.Contains(g, "warning") && strings.Contains(g, "127.0.0.1") {
+			t.Errorf("notice %q: a keyed or local backend was warned about", g)
+		}
+	}
+}
