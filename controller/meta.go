@@ -40,10 +40,7 @@ func describe(paths []string, direct bool) (contextMeta, error) {
 	if len(paths) == 0 {
 		return contextMeta{}, nil
 	}
-	// Two previews per file, and enough peeks to read a forced direct call's whole input.
-	peeks := 2 + MaxDirectChars/tools.DefaultPeekChars + 1
-	lim := tools.Limits{ToolCalls: peeks * len(paths), Slices: peeks * len(paths)}
-	st, err := tools.Open(paths, lim, tools.NewBudget(lim))
+	st, err := tools.Open(paths, tools.Limits{})
 	if err != nil {
 		return contextMeta{}, err
 	}

@@ -101,25 +101,18 @@ func budgetOf(m Model) (llm.Budget, bool) {
 	return b.Budget(), true
 }
 
-// apiLimits are the caps of this run as the API's doc lines state them: the controller's own
-// sub-call limits, and what a block's output can show the model; the rest are the engines' and
-// tools' defaults.
+// apiLimits are the caps of this run as the API's doc lines state them: the session's limits,
+// which the session enforces, with the controller's own sub-call limits, and what a block's
+// output can show the model.
 func apiLimits(cfg Config) engine.Limits {
-	return engine.Limits{
-		OutputChars: min(outputCap(cfg), cfg.FeedbackChars),
-		SubCalls:    cfg.MaxSubCalls,
-		Batches:     cfg.MaxBatches,
-		BatchWidth:  cfg.BatchWidth,
-	}.Effective()
+	lim := cfg.Session.Limits.Effective()
+	lim.OutputChars = min(lim.OutputChars, cfg.FeedbackChars)
+	lim.SubCalls, lim.Batches, lim.BatchWidth = cfg.MaxSubCalls, cfg.MaxBatches, cfg.BatchWidth
+	return lim.Effective()
 }
 
 // outputCap is the characters of output a block keeps.
-func outputCap(cfg Config) int {
-	if cfg.Session.OutputCap > 0 {
-		return cfg.Session.OutputCap
-	}
-	return engine.OutputCap
-}
+func outputCap(cfg Config) int { return cfg.Session.Limits.Effective().OutputChars }
 
 func restartsOf(cfg Config) int {
 	if cfg.Session.MaxRestarts > 0 {

@@ -58,7 +58,7 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 		Model:         budgeted{llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}},
 		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000, MaxBlocks: 3,
 		Timeout: 17 * time.Minute,
-		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, OutputCap: 50_000, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
+		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, Limits: engine.Limits{OutputChars: 50_000}, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
 	}
 	p := SystemPrompt(cfg)
 	for _, want := range []string{

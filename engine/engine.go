@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Host is the trusted side of the model API. Engines call it with plain data and get plain data
 // back. The host enforces every cap and every path check itself, so an engine whose prelude is
@@ -32,7 +35,13 @@ const OutputCap = 100_000
 // Param is one parameter of an API function.
 type Param struct {
 	Name   string
-	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string"
+	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string"; "...int" is optional (JS) or variadic (Go)
+}
+
+// Variadic reports whether the function's last parameter is variadic ("...T"): it may be left
+// out, and only print takes more than one.
+func (f Func) Variadic() bool {
+	return len(f.Params) > 0 && strings.HasPrefix(f.Params[len(f.Params)-1].GoType, "...")
 }
 
 // Func is one model-facing function. The same entry generates the Go prelude function, the JS
@@ -49,8 +58,10 @@ type Func struct {
 // everything else goes through Host.Call with the same name.
 var API = []Func{
 	{"length", []Param{{"ctx", "Context"}}, "int", "size of the context in characters (Unicode code points)"},
-	{"peek", []Param{{"ctx", "Context"}, {"offset", "int"}, {"length", "int"}}, "string", "text of characters [offset, offset+length); at most {PeekChars} per call"},
-	{"search", []Param{{"ctx", "Context"}, {"regex", "string"}}, "[]Match", "RE2 matches {start, end, line, text}; at most {SearchResults}"},
+	{"peek", []Param{{"ctx", "Context"}, {"offset", "int"}, {"length", "int"}}, "string", "text of characters [offset, offset+length); at most {PeekChars} per call; past the end reads as \"\""},
+	{"text", []Param{{"ctx", "Context"}}, "string", "the whole context as one string, if it has at most {TextChars} characters (else an error: read it with peek or chunk)"},
+	{"search", []Param{{"ctx", "Context"}, {"regex", "string"}, {"from", "...int"}}, "[]Match",
+		"RE2 matches in order, at most {SearchResults} per call, from match number from (optional, default 0); each {start, end, line, text, line_text, ref, index, total}: text is the matched text and line_text the line it starts on, each cut at {MatchChars} characters; index is the match's number and total the number of matches in the whole context, so search(ctx, regex, last.index+1) reads the next page"},
 	{"count", []Param{{"ctx", "Context"}, {"regex", "string"}}, "int", "number of RE2 matches, uncapped"},
 	{"chunk", []Param{{"ctx", "Context"}, {"size", "int"}, {"overlap", "int"}}, "[]Slice", "slice descriptors {index, start, end}; at most {Chunks}"},
 	{"llm_query", []Param{{"prompt", "string"}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
@@ -61,7 +72,7 @@ var API = []Func{
 	{"grep", []Param{{"regex", "string"}, {"path", "string"}}, "[]Match", "RE2 matches in a file or directory inside the allowed roots; at most {GrepResults}"},
 	{"write_file", []Param{{"path", "string"}, {"content", "string"}}, "", "write into the workspace only; at most {WriteBytes} bytes"},
 	{"FINAL", []Param{{"value", "any"}}, "", "record the answer (at most {FinalChars} characters); the run ends after this cell"},
-	{"FINAL_VAR", []Param{{"name", "string"}}, "", "record the value of the named variable as the answer"},
+	{"FINAL_VAR", []Param{{"name", "string"}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
 	{"print", []Param{{"values", "...any"}}, "", "output shown to you; at most {OutputChars} characters per cell"},
 }
 

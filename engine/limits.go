@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // Limits are the caps of the model-facing API, as the model is told them: per call, per cell
@@ -26,11 +29,10 @@ type Limits struct {
 	WriteBytes    int // bytes one write_file writes
 	FileCalls     int // file-tool calls (read_file, list_dir, file_info, grep) per session
 	OutputChars   int // characters of printed output kept per cell
-	FinalChars    int // characters of a FINAL answer
+	FinalChars    int // characters of a FINAL or FINAL_VAR answer
 	SubCalls      int // llm_query calls per run, batched slots included
 	Batches       int // llm_query_batched calls per run
 	BatchWidth    int // sub-calls of one batch run at a time
-	Slices        int // context slices handed to sub-calls per run
 }
 
 // DefaultLimits are the defaults of DESIGN's limits table (docs/design.md).
@@ -49,7 +51,6 @@ var DefaultLimits = Limits{
 	SubCalls:      32,
 	Batches:       8,
 	BatchWidth:    4,
-	Slices:        128,
 }
 
 // Effective returns l with every zero or negative field replaced by its default.
@@ -92,4 +93,27 @@ func Thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// CheckFinal is the one check of an answer's size: FINAL and FINAL_VAR, in both languages, end
+// here (the REPL's runner calls it for every answer a cell records). An answer over FinalChars
+// characters is an error of kind limit that says what to do instead.
+func (l Limits) CheckFinal(answer string) error {
+	if n := utf8.RuneCountInString(answer); n > l.Effective().FinalChars {
+		return l.FinalTooLong(int64(n), false)
+	}
+	return nil
+}
+
+// FinalTooLong is CheckFinal's error for an answer of n characters, or of more than n when
+// atLeast is set (a serialisation stopped early to bound its memory).
+func (l Limits) FinalTooLong(n int64, atLeast bool) error {
+	l = l.Effective()
+	size := Thousands(n) + " characters"
+	if atLeast {
+		size = "more than " + size
+	}
+	return fault.New(fault.Limit, "the answer (FINAL or FINAL_VAR) is %s, over the cap of %s; answer with a summary instead, "+
+		"and write the full result with write_file (at most %s bytes per file) if it is needed, naming the files in the answer",
+		size, Thousands(int64(l.FinalChars)), Thousands(int64(l.WriteBytes)))
 }

@@ -92,7 +92,7 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*readyMsg, error) {
 	init := &initMsg{
 		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, Roots: in.roots,
-		Workspace: in.ws, OutputCap: o.OutputCap, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
+		Workspace: in.ws, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {
 		return nil, w.death(err)
@@ -178,7 +178,7 @@ func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, 
 // inflate: the output, the tool log.
 func (w *workerProc) result(m message, o Options) (Result, json.RawMessage, error) {
 	w.vars = m.Result.Vars
-	res := resultOf(m.Result, o.OutputCap)
+	res := resultOf(m.Result, o.Limits.OutputChars)
 	res.Tools, res.ToolCounts = toolsOf(m.Tools)
 	res.Unreplayable = m.Result.Background
 	if m.Result.Rebuild {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/rlm-sandbox/rlm/engine"
 )
 
 // The worker protocol: one JSON object per line in each direction.
@@ -59,7 +61,7 @@ type initMsg struct {
 	ContextFDs   []int          `json:"context_fds"` // the descriptors they are open on in the worker
 	Roots        []Root         `json:"roots"`       // read-only roots and their inherited descriptors
 	Workspace    *Root          `json:"workspace"`   // the writable root, or nil
-	OutputCap    int            `json:"output_cap"`
+	Limits       engine.Limits  `json:"limits"`      // the model-facing caps
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        WorkspaceQuota `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`

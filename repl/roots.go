@@ -52,8 +52,9 @@ func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
 		}
 		ws = &tools.Dir{Path: w.Path, FD: w.FD}
 	}
-	lim := tools.FileLimits{WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)}
-	f, err := tools.NewFilesAt(dirs, ws, lim)
+	lim := cfg.Limits.Effective()
+	f, err := tools.NewFilesAt(dirs, ws, tools.FileLimits{ReadChars: lim.ReadChars, GrepResults: lim.GrepResults, WriteBytes: lim.WriteBytes,
+		WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)})
 	if err != nil {
 		return nil, nil, err
 	}

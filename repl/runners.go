@@ -15,9 +15,10 @@ import (
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
 func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
+	lim := cfg.Limits.Effective()
 	switch cfg.Lang {
 	case "go":
-		e, err := golang.New(golang.Config{OutputCap: cfg.OutputCap}, host)
+		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs)}, host)
 		if err != nil {
 			return nil, err
 		}
@@ -26,15 +27,36 @@ func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 		if res := r.Run(context.Background(), []byte(`import "fmt"`), true); res.Err != nil {
 			return nil, fmt.Errorf("importing fmt for the session: %w", res.Err)
 		}
-		return r, nil
+		return finalCap{r, lim}, nil
 	case "js":
-		e, err := js.New(js.Config{OutputCap: cfg.OutputCap}, host)
+		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs)}, host)
 		if err != nil {
 			return nil, err
 		}
-		return &jsRunner{e: e}, nil
+		return finalCap{&jsRunner{e: e}, lim}, nil
 	}
 	return nil, fmt.Errorf("no engine for language %q in this build", cfg.Lang)
+}
+
+// finalCap is where the answer's size is enforced, once for both languages and for FINAL and
+// FINAL_VAR alike: an answer over Limits.FinalChars is dropped and the cell fails with
+// Limits.CheckFinal's error, which says what to do instead.
+type finalCap struct {
+	Runner
+	lim engine.Limits
+}
+
+func (r finalCap) Run(ctx context.Context, src []byte, validate bool) engine.Result {
+	res := r.Runner.Run(ctx, src, validate)
+	if res.Final != nil {
+		if err := r.lim.CheckFinal(res.Final.Value); err != nil {
+			res.Final = nil
+			if res.Err == nil {
+				res.Err = err
+			}
+		}
+	}
+	return res
 }
 
 // jsRunner validates each cell (or only parses it, with validation off) and runs that AST.

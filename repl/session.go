@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
@@ -21,8 +22,12 @@ type Options struct {
 
 	CellTimeout time.Duration // soft deadline per cell (default 120 s): the engine interrupts itself
 	KillGrace   time.Duration // the hard deadline is CellTimeout+KillGrace (default 1 s): SIGKILL
-	OutputCap   int           // characters of output per cell (default engine.OutputCap)
-	NoValidate  bool          // run cells without the validator, to test the lower layers alone
+	// Limits are the model-facing caps the session enforces: per call (peek, search, chunk,
+	// text, read_file, grep, write_file), per cell (output, FINAL) and per session (file-tool
+	// calls). Zero fields mean engine.DefaultLimits. SubCalls, Batches and BatchWidth are
+	// enforced by whoever serves llm_query (the controller), not by the session.
+	Limits     engine.Limits
+	NoValidate bool // run cells without the validator, to test the lower layers alone
 
 	AllowDegraded bool        // run even below the minimum confinement (the worker refuses otherwise)
 	Unconfined    bool        // start the worker without the sandbox layers (tests of the upper layers only)
@@ -73,9 +78,7 @@ func (o Options) withDefaults() Options {
 	if o.KillGrace <= 0 {
 		o.KillGrace = DefaultKillGrace
 	}
-	if o.OutputCap <= 0 {
-		o.OutputCap = engine.OutputCap
-	}
+	o.Limits = o.Limits.Effective()
 	if o.MaxRestarts <= 0 {
 		o.MaxRestarts = DefaultMaxRestarts
 	}
@@ -137,14 +140,18 @@ type ToolCall struct {
 const toolTextCap = 200
 
 func cutText(s string) string {
-	if len(s) <= toolTextCap {
+	i := 0 // reads no further than the cut: s may be text(ctx)'s 32M characters
+	for n := 0; n < toolTextCap; n++ {
+		if i >= len(s) {
+			return s
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	if i >= len(s) {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= toolTextCap {
-		return s
-	}
-	return string(r[:toolTextCap]) + "…"
+	return s[:i] + "…"
 }
 
 // Session is a REPL session backed by one confined worker at a time.

@@ -13,10 +13,11 @@ import (
 // localTools serves the context tools inside the worker, from memory-mapped context files that
 // the worker's Landlock rules allow it to read. Everything else goes to the parent.
 type localTools struct {
-	store    *tools.Store
-	files    *tools.Files // the file tools over cfg.Roots and cfg.Workspace; nil if filesErr
-	filesErr error        // why the file tools are unavailable
-	blocked  []blockedRoot
+	store     *tools.Store
+	files     *tools.Files // the file tools over cfg.Roots and cfg.Workspace; nil if filesErr
+	filesErr  error        // why the file tools are unavailable
+	blocked   []blockedRoot
+	fileCalls *tools.Counter // read_file, list_dir, file_info and grep calls this session
 }
 
 // openLocalTools maps the context files from the descriptors the worker inherited: a confined
@@ -27,6 +28,9 @@ func openLocalTools(cfg WorkerConfig) (*localTools, error) {
 	if err != nil {
 		return nil, err
 	}
+	lim := cfg.Limits.Effective()
+	lt.fileCalls = tools.NewCounter("file-tool call", lim.FileCalls,
+		"read_file, list_dir, file_info and grep count (write_file and the context tools do not); work from what you have read, or grep a whole directory in one call")
 	// The roots are descriptors the parent opened; opens through them stay subject to DAC and
 	// Landlock. A root or workspace the user named that the worker cannot use refuses the worker.
 	if len(cfg.Roots) == 0 && cfg.Workspace == nil {
@@ -43,6 +47,8 @@ func openContextTools(cfg WorkerConfig) (*localTools, error) {
 	if len(cfg.ContextFDs) == 0 {
 		return &localTools{}, nil
 	}
+	l := cfg.Limits.Effective()
+	lim := tools.Limits{PeekChars: l.PeekChars, SearchResults: l.SearchResults, LineChars: l.MatchChars, Chunks: l.Chunks, TextChars: l.TextChars}
 	files := make([]*os.File, len(cfg.ContextFDs))
 	for i, fd := range cfg.ContextFDs {
 		name := fmt.Sprintf("fd%d", fd)
@@ -51,8 +57,7 @@ func openContextTools(cfg WorkerConfig) (*localTools, error) {
 		}
 		files[i] = os.NewFile(uintptr(fd), name)
 	}
-	lim := tools.Limits{}
-	st, err := tools.OpenFiles(files, lim, tools.NewBudget(lim))
+	st, err := tools.OpenFiles(files, lim)
 	for _, f := range files {
 		f.Close() // the mappings outlive the descriptors
 	}
@@ -63,7 +68,9 @@ func openContextTools(cfg WorkerConfig) (*localTools, error) {
 }
 
 // contextTools are the API functions served by localTools; their first argument is a context.
-var contextTools = map[string]bool{"length": true, "peek": true, "search": true, "count": true, "chunk": true}
+// They read immutable, mapped inputs, so a replay recomputes them instead of reading their
+// results from the journal.
+var contextTools = map[string]bool{"length": true, "peek": true, "text": true, "search": true, "count": true, "chunk": true}
 
 // call runs a context tool. handled is false for names it does not serve.
 func (t *localTools) call(name string, args []any) (result any, handled bool, err error) {
@@ -87,12 +94,21 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 	case "peek":
 		s, err := doc.Peek(intArg(args, 1), intArg(args, 2))
 		return s.Text, true, toolErr(err)
+	case "text":
+		s, err := doc.Text()
+		return s, true, toolErr(err)
 	case "count":
 		n, err := doc.Count(strArg(args, 1))
 		return n, true, toolErr(err)
 	case "search":
-		r, err := doc.Search(strArg(args, 1))
-		return matches(r), true, toolErr(err)
+		if len(args) > 3 {
+			return nil, true, fault.New(fault.Code, "search(ctx, regex, from) takes one from (the number of matches to skip), got %d", len(args)-2)
+		}
+		r, err := doc.Search(strArg(args, 1), intArg(args, 2))
+		if err != nil {
+			return nil, true, toolErr(err)
+		}
+		return searchResult(r), true, nil
 	default: // chunk
 		spans, err := doc.Chunk(intArg(args, 1), intArg(args, 2))
 		return spansOf(spans), true, toolErr(err)
@@ -102,9 +118,18 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 // fileTools are the API functions served by localTools.files.
 var fileTools = map[string]bool{"read_file": true, "list_dir": true, "file_info": true, "grep": true, "write_file": true}
 
+// countedFileTools are the file tools charged to the session's file-call budget.
+var countedFileTools = map[string]bool{"read_file": true, "list_dir": true, "file_info": true, "grep": true}
+
 // callFile runs a file tool. Results are plain data: file_info a map with snake_case keys, grep
 // a list of {path, line, start, end, text}, write_file its truncation warning ("" if none).
+// Every counted call is charged, a refused one too (a loop probing paths ends at the budget).
 func (t *localTools) callFile(name string, args []any) (any, error) {
+	if countedFileTools[name] {
+		if err := t.fileCalls.Take(1); err != nil {
+			return nil, fault.Wrap(fault.Limit, err, name)
+		}
+	}
 	if t.files == nil {
 		return nil, fault.New(fault.Denied, "%s: file tools are unavailable: %v", name, t.filesErr)
 	}
@@ -158,6 +183,14 @@ func fileErr(err error) error {
 	return toolErr(err)
 }
 
+// replayed charges a call answered from the journal during a replay to the session's budget,
+// as the original call was: a rebuilt worker does not get a fresh file-call budget.
+func (t *localTools) replayed(name string) {
+	if t != nil && countedFileTools[name] {
+		_ = t.fileCalls.Take(1)
+	}
+}
+
 // doc resolves the context argument: "context" (or "ctx0") is the first file, "ctxN" the others.
 func (t *localTools) doc(args []any) (*tools.Doc, error) {
 	name := "ctx0"
@@ -169,12 +202,15 @@ func (t *localTools) doc(args []any) (*tools.Doc, error) {
 	return t.store.Doc(name)
 }
 
-func matches(r tools.SearchResult) []any {
+// searchResult is a search page as the engines receive it: {matches, total, from, truncated},
+// each match {start, end, line, text, line_text, ref, index, total}.
+func searchResult(r tools.SearchResult) map[string]any {
 	out := make([]any, len(r.Matches))
 	for i, m := range r.Matches {
-		out[i] = map[string]any{"start": m.Start, "end": m.End, "line": m.Line, "text": m.Text, "line_text": m.LineText, "ref": m.Ref}
+		out[i] = map[string]any{"start": m.Start, "end": m.End, "line": m.Line, "text": m.Text, "line_text": m.LineText, "ref": m.Ref,
+			"index": r.From + int64(i), "total": r.Total}
 	}
-	return out
+	return map[string]any{"matches": out, "total": r.Total, "from": r.From, "truncated": r.Capped}
 }
 
 func spansOf(spans []tools.Span) []any {

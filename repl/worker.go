@@ -33,10 +33,10 @@ type WorkerConfig struct {
 	Lang        string
 	Validate    bool
 	Contexts    []string
-	ContextFDs  []int  // inherited descriptors of the context files, in order
-	Roots       []Root // read-only roots: the --root directories, then the context files' directories
-	Workspace   *Root  // the only writable directory; nil if there is none
-	OutputCap   int
+	ContextFDs  []int         // inherited descriptors of the context files, in order
+	Roots       []Root        // read-only roots: the --root directories, then the context files' directories
+	Workspace   *Root         // the only writable directory; nil if there is none
+	Limits      engine.Limits // the model-facing caps, effective (no zero fields)
 	SoftTimeout time.Duration
 	Quota       WorkspaceQuota // zero fields mean the defaults
 	Journal     int64          // Options.JournalBytes, for the message of a full journal
@@ -86,7 +86,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, Roots: m.Roots,
-		Workspace: m.Workspace, OutputCap: m.OutputCap,
+		Workspace: m.Workspace, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 	}
 }
@@ -249,6 +249,7 @@ func (wk *worker) Call(ctx context.Context, name string, args []any) (any, error
 	case contextTools[name] && wk.local != nil:
 		v, _, err = wk.local.call(name, args)
 	case rj != nil:
+		wk.local.replayed(name) // a rebuilt worker's file-call budget counts the replayed calls
 		v, err = rj.serve(name, args)
 	default:
 		v, err = wk.journaled(ctx, cell, seq, name, args)
@@ -412,6 +413,9 @@ func (wk *worker) logCall(cell int64, name string, args []any, v any, err error)
 	}
 	c := call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: cutText(errText(err))}
 	if err == nil {
+		if s, ok := v.(string); ok {
+			v = cutText(s) // before encoding: a text(ctx) result is up to 32M characters
+		}
 		res, _ := json.Marshal(v)
 		c.Result = cutText(string(res))
 	}

@@ -1,6 +1,6 @@
 // Package tools holds the trusted host side of the tools that model code uses
 // to explore its input: the context store behind length, peek, search, count,
-// chunk and plan_slices, and the budgets that cap them.
+// chunk, text and plan_slices, and the caps that bound what one call returns.
 //
 // # Store and documents
 //
@@ -38,15 +38,23 @@
 //   - Peek(off, n): at most PeekChars (16,000) characters; a slice past the
 //     end is cut short; an offset past the end reads as "" (so "peek until empty"
 //     loops end), and a negative offset is an error.
-//   - Search(re): RE2 syntax (package regexp, linear time). Matches are the
-//     leftmost-first, non-overlapping matches that regexp.FindAllIndex would
-//     report over the whole document, empty matches included. It returns the
-//     first SearchResults (200) as {Start, End, Line, Text, Ref}, Line being
-//     the 1-based line of Start, Text the line holding Start: whole if at most
-//     LineChars (500) characters, else a LineChars window from the line start
-//     (if Start is within its first 4/5) or from LineChars/5 before Start,
-//     with "…" at each cut end. Total is always the exact number of matches
-//     (the whole document is scanned) and Capped says Total > len(Matches).
+//   - Text(): the whole document as one string, if it has at most TextChars
+//     (32,000,000) characters; else an ErrLimit error that names peek and
+//     chunk. The string is a copy (the mapping may change under it); invalid
+//     bytes read as U+FFFD, as in Peek.
+//   - Search(re, from): RE2 syntax (package regexp, linear time). Matches are
+//     the leftmost-first, non-overlapping matches that regexp.FindAllIndex
+//     would report over the whole document, empty matches included, numbered
+//     from 0. It returns a page of at most SearchResults (200) of them,
+//     starting with match number from, as {Start, End, Line, Text, LineText,
+//     Ref}: Line is the 1-based line of Start, Text the matched text and
+//     LineText the line holding Start, each cut to LineChars (500)
+//     characters with "…" marking a cut; a long line's window starts at the
+//     line start (if Start is within its first 4/5) or LineChars/5 before
+//     Start. Total is always the exact number of matches (the whole document
+//     is scanned) and Capped says matches follow the page. A page after the
+//     first counts the matches of every search part, then scans again only
+//     the parts that hold the page.
 //   - Count(re): the same matches, counted, uncapped.
 //   - Chunk(size, overlap): descriptors [i*(size-overlap), +size) cut at the
 //     end, at most Chunks (5,000); too many is an error naming the smallest
@@ -65,13 +73,15 @@
 // name, then start (inclusive) and end (exclusive) in characters. A final
 // answer cites these; ParseRef reads them back.
 //
-// # Budgets
+// # No call budget
 //
-// A Budget holds two Counters, safe for concurrent use: Calls (50 tool calls
-// per session) is charged one by every operation but the free metadata, even
-// a call that then fails; Slices (128 slices inspected per run) is charged
-// one by every Peek that returns text. The REPL charges Slices for sub-model
-// calls too. An exhausted counter fails with ErrLimit and says what to do.
+// The caps bound what one call returns, never how many calls a session makes:
+// data that flows through code is not the model's context (only what code
+// prints is), and a loop that reads a 1 GB context in 16,000-character pieces
+// is normal. The cell timeout and the worker's memory bound such loops.
+// Counter is a budget of uses for callers that need one (the REPL counts the
+// file-tool calls of a session with it); an exhausted Counter fails with
+// ErrLimit and says what to do.
 //
 // # Search engine
 //

@@ -65,6 +65,28 @@ func checkPattern(t *testing.T, pattern string, data []byte) {
 		if total != int64(len(want)) || !slices.Equal(got, want) {
 			t.Fatalf("pattern %q data %q cfg %+v:\n got %v (total %d)\nwant %v", pattern, data, cfg, got, total, want)
 		}
+		checkPages(t, pattern, data, cfg, want)
+	}
+}
+
+// checkPages walks the pages of a search (up to 12 of them, of 1 and 3
+// matches) and compares each with its part of want.
+func checkPages(t *testing.T, pattern string, data []byte, cfg engineConfig, want [][2]int) {
+	t.Helper()
+	pt, _ := compilePattern(pattern)
+	e, err := newEngine(pt, data, cfg, parallel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{1, 3} {
+		for from := 0; from <= len(want)+1 && from < 12*size; from += size {
+			got, total, err := pageMatches(e, data, int64(from), size)
+			w := want[min(from, len(want)):min(from+size, len(want))]
+			if err != nil || total != int64(len(want)) || !slices.Equal(got, w) {
+				t.Fatalf("pattern %q data %q cfg %+v page from %d size %d:\n got %v (total %d, %v)\nwant %v",
+					pattern, data, cfg, from, size, got, total, err, w)
+			}
+		}
 	}
 }
 

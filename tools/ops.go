@@ -29,7 +29,7 @@ func (l Limits) validate() error {
 		name string
 		v    int
 	}{{"PeekChars", l.PeekChars}, {"SearchResults", l.SearchResults}, {"LineChars", l.LineChars},
-		{"Chunks", l.Chunks}, {"ToolCalls", l.ToolCalls}, {"Slices", l.Slices}} {
+		{"Chunks", l.Chunks}, {"TextChars", l.TextChars}} {
 		if f.v < 0 {
 			return invalidf("Limits.%s is %d; use 0 for the default or a positive cap", f.name, f.v)
 		}
@@ -83,12 +83,9 @@ func (d *Doc) close() error {
 	return err
 }
 
-// begin charges one tool call and locks the mapping for reading; the caller
-// must call d.mu.RUnlock when it returns no error.
+// begin locks the mapping for reading; the caller must call d.mu.RUnlock
+// when it returns no error.
 func (d *Doc) begin() error {
-	if err := d.store.budget.Calls.Take(1); err != nil {
-		return err
-	}
 	d.mu.RLock()
 	if d.closed {
 		d.mu.RUnlock()
@@ -116,11 +113,6 @@ func (d *Doc) peek(off, n int64) (Slice, error) {
 		return Slice{Ref: d.ref(length, length), Start: length, End: length}, nil
 	}
 	end := min(off+n, length)
-	if end > off {
-		if err := d.store.budget.Slices.Take(1); err != nil {
-			return Slice{}, err
-		}
-	}
 	var text string
 	err := guard(func() {
 		bs := d.idx.byteAt(d.data, off)
@@ -131,6 +123,21 @@ func (d *Doc) peek(off, n int64) (Slice, error) {
 		return Slice{}, err
 	}
 	return Slice{Ref: d.ref(off, end), Start: off, End: end, Text: text}, nil
+}
+
+func (d *Doc) text() (string, error) {
+	if err := d.begin(); err != nil {
+		return "", err
+	}
+	defer d.mu.RUnlock()
+	if n, max := d.Length(), int64(d.store.lim.TextChars); n > max {
+		return "", limitf("text(%s): the context is %d characters, more than text returns (%d); read it in pieces: "+
+			"peek(ctx, offset, %d) in a loop over offsets, or chunk(ctx, size, overlap) and peek each slice; search and count scan it whole",
+			d.name, n, max, d.store.lim.PeekChars)
+	}
+	var text string
+	err := guard(func() { text = decodeText(d.data) })
+	return text, err
 }
 
 // engine compiles pattern and picks its engine over this document.
@@ -160,17 +167,7 @@ func (d *Doc) count(pattern string) (int64, error) {
 
 // countMatches counts all matches of e in data.
 func countMatches(e engine, data []byte) (int64, error) {
-	ps := e.parts(data)
-	counts := make([]int64, len(ps))
-	c, fast := e.(interface{ count([]byte, part) int })
-	var err error
-	if fast {
-		err = parallel(len(ps), func(i int) { counts[i] = int64(c.count(data, ps[i])) })
-	} else {
-		err = scanAll(e, data, ps, func(k int) func(s, e int) {
-			return func(s, e int) { counts[k]++ }
-		})
-	}
+	counts, err := partCounts(e, data, e.parts(data))
 	total := int64(0)
 	for _, n := range counts {
 		total += n
@@ -204,7 +201,71 @@ func firstMatches(e engine, data []byte, max int) ([][2]int, int64, error) {
 	return out, total, err
 }
 
-func (d *Doc) search(pattern string) (SearchResult, error) {
+// pageMatches returns matches number from to from+max-1 (byte offsets) and
+// the total. The first page takes one scan; a later one counts the matches
+// of every part, then scans again only the parts that hold the page.
+func pageMatches(e engine, data []byte, from int64, max int) ([][2]int, int64, error) {
+	if from == 0 {
+		return firstMatches(e, data, max)
+	}
+	ps := e.parts(data)
+	counts, err := partCounts(e, data, ps)
+	if err != nil {
+		return nil, 0, err
+	}
+	lo, hi, before, total := -1, -1, int64(0), int64(0) // parts [lo, hi] hold the page
+	for k, n := range counts {
+		if total+n > from && total < from+int64(max) {
+			if lo < 0 {
+				lo, before = k, total
+			}
+			hi = k
+		}
+		total += n
+	}
+	if lo < 0 {
+		return nil, total, nil
+	}
+	// Parts are scanned concurrently: each keeps the matches of the page it
+	// holds, numbered from the count of the parts before it.
+	sub := ps[lo : hi+1]
+	found := make([][][2]int, len(sub))
+	err = scanAll(e, data, sub, func(k int) func(s, e int) {
+		rank := before
+		for _, n := range counts[lo : lo+k] {
+			rank += n
+		}
+		return func(s, e int) {
+			if rank >= from && rank < from+int64(max) {
+				found[k] = append(found[k], [2]int{s, e})
+			}
+			rank++
+		}
+	})
+	var out [][2]int
+	for _, f := range found {
+		out = append(out, f...)
+	}
+	return out, total, err
+}
+
+// partCounts counts the matches of e in each part.
+func partCounts(e engine, data []byte, ps []part) ([]int64, error) {
+	counts := make([]int64, len(ps))
+	if c, fast := e.(interface{ count([]byte, part) int }); fast {
+		err := parallel(len(ps), func(i int) { counts[i] = int64(c.count(data, ps[i])) })
+		return counts, err
+	}
+	err := scanAll(e, data, ps, func(k int) func(s, e int) {
+		return func(s, e int) { counts[k]++ }
+	})
+	return counts, err
+}
+
+func (d *Doc) search(pattern string, from int64) (SearchResult, error) {
+	if from < 0 {
+		return SearchResult{}, invalidf("search from %d is negative; pass 0 for the first page, or the number of matches already seen", from)
+	}
 	if err := d.begin(); err != nil {
 		return SearchResult{}, err
 	}
@@ -215,11 +276,11 @@ func (d *Doc) search(pattern string) (SearchResult, error) {
 		if err != nil {
 			return err
 		}
-		ms, total, err := firstMatches(e, d.data, d.store.lim.SearchResults)
+		ms, total, err := pageMatches(e, d.data, from, d.store.lim.SearchResults)
 		if err != nil {
 			return err
 		}
-		res = SearchResult{Matches: make([]Match, 0, len(ms)), Total: total, Capped: total > int64(len(ms))}
+		res = SearchResult{Matches: make([]Match, 0, len(ms)), From: from, Total: total, Capped: total > from+int64(len(ms))}
 		for _, m := range ms {
 			start, end := d.idx.charAt(d.data, m[0]), d.idx.charAt(d.data, m[1])
 			res.Matches = append(res.Matches, Match{

@@ -10,15 +10,17 @@ import (
 	"sync/atomic"
 )
 
-// Limits are the caps of the context tools. The zero value of each field
-// means its default (zero never means unlimited); negative values are errors.
+// Limits are the per-call caps of the context tools. The zero value of each
+// field means its default (zero never means unlimited); negative values are
+// errors. There is no cap on how many calls a session makes: the caps bound
+// what one call returns, and the cell timeout and the worker's memory bound
+// the rest.
 type Limits struct {
 	PeekChars     int // characters one Peek may return (16,000)
 	SearchResults int // matches one Search returns (200)
-	LineChars     int // characters of a Match's Text (500)
+	LineChars     int // characters of a Match's Text and LineText (500)
 	Chunks        int // descriptors one Chunk or PlanSlices may return (5,000)
-	ToolCalls     int // tool calls per session (50)
-	Slices        int // slices inspected per run (128)
+	TextChars     int // characters Text returns (32,000,000); longer documents are an error
 }
 
 // Default caps.
@@ -27,8 +29,7 @@ const (
 	DefaultSearchResults = 200
 	DefaultLineChars     = 500
 	DefaultChunks        = 5000
-	DefaultToolCalls     = 50
-	DefaultSlices        = 128
+	DefaultTextChars     = 32_000_000
 )
 
 // Effective returns l with every zero field replaced by its default.
@@ -44,8 +45,7 @@ func (l Limits) Effective() Limits {
 		SearchResults: def(l.SearchResults, DefaultSearchResults),
 		LineChars:     def(l.LineChars, DefaultLineChars),
 		Chunks:        def(l.Chunks, DefaultChunks),
-		ToolCalls:     def(l.ToolCalls, DefaultToolCalls),
-		Slices:        def(l.Slices, DefaultSlices),
+		TextChars:     def(l.TextChars, DefaultTextChars),
 	}
 }
 
@@ -77,9 +77,13 @@ type Match struct {
 	LineText string `json:"line_text"`
 }
 
-// SearchResult holds the first matches; Total counts all of them.
+// SearchResult is one page of matches: those numbered From, From+1, … in
+// document order (0-based), at most Limits.SearchResults of them. Total counts
+// every match in the document; Capped says matches follow this page (the next
+// page starts at From+len(Matches)).
 type SearchResult struct {
 	Matches []Match `json:"matches"`
+	From    int64   `json:"from"`
 	Total   int64   `json:"total"`
 	Capped  bool    `json:"capped"`
 }
@@ -103,9 +107,8 @@ type Plan struct {
 // Store holds the open context documents, named ctx0, ctx1, … in the order
 // of the paths given to Open.
 type Store struct {
-	docs   []*Doc
-	lim    Limits
-	budget *Budget
+	docs []*Doc
+	lim  Limits
 }
 
 // Doc is one memory-mapped context file. Its methods are safe for
@@ -119,30 +122,27 @@ type Doc struct {
 	closed     bool
 }
 
-// Open maps the files read-only and indexes them. A nil budget means a new
-// one from lim. Path checks (allowed roots) are the caller's business.
-func Open(paths []string, lim Limits, budget *Budget) (*Store, error) {
-	return open(len(paths), lim, budget, func(s *Store, i int) (*Doc, error) {
+// Open maps the files read-only and indexes them. Path checks (allowed roots)
+// are the caller's business.
+func Open(paths []string, lim Limits) (*Store, error) {
+	return open(len(paths), lim, func(s *Store, i int) (*Doc, error) {
 		return openDoc(s, "ctx"+strconv.Itoa(i), paths[i])
 	})
 }
 
 // OpenFiles is Open for files that are already open, such as descriptors a confined worker
 // inherited for files it may not open by path. The caller keeps ownership of files.
-func OpenFiles(files []*os.File, lim Limits, budget *Budget) (*Store, error) {
-	return open(len(files), lim, budget, func(s *Store, i int) (*Doc, error) {
+func OpenFiles(files []*os.File, lim Limits) (*Store, error) {
+	return open(len(files), lim, func(s *Store, i int) (*Doc, error) {
 		return fileDoc(s, "ctx"+strconv.Itoa(i), files[i].Name(), files[i])
 	})
 }
 
-func open(n int, lim Limits, budget *Budget, doc func(*Store, int) (*Doc, error)) (*Store, error) {
+func open(n int, lim Limits, doc func(*Store, int) (*Doc, error)) (*Store, error) {
 	if err := lim.validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{lim: lim.Effective(), budget: budget}
-	if s.budget == nil {
-		s.budget = NewBudget(lim)
-	}
+	s := &Store{lim: lim.Effective()}
 	for i := range n {
 		d, err := doc(s, i)
 		if err != nil {
@@ -167,9 +167,6 @@ func (s *Store) Doc(name string) (*Doc, error) {
 	return nil, invalidf("no context named %q; the contexts are ctx0 … ctx%d", name, len(s.docs)-1)
 }
 
-// Budget returns the counters the store charges.
-func (s *Store) Budget() *Budget { return s.budget }
-
 // Limits returns the effective caps.
 func (s *Store) Limits() Limits { return s.lim }
 
@@ -193,7 +190,7 @@ func (d *Doc) Path() string { return d.path }
 // Size is the file size in bytes.
 func (d *Doc) Size() int64 { return int64(len(d.data)) }
 
-// Length is the size in characters. It is free: no budget is charged.
+// Length is the size in characters.
 func (d *Doc) Length() int64 { return d.idx.length() }
 
 // Lines is the number of lines: the count of '\n' plus one.
@@ -202,9 +199,17 @@ func (d *Doc) Lines() int64 { return d.idx.newlines() + 1 }
 // Peek returns up to n characters from character offset off.
 func (d *Doc) Peek(off, n int64) (Slice, error) { return d.peek(off, n) }
 
-// Search returns the first Limits.SearchResults matches of an RE2 pattern
-// and the total number of matches.
-func (d *Doc) Search(pattern string) (SearchResult, error) { return d.search(pattern) }
+// Search returns a page of the matches of an RE2 pattern: at most
+// Limits.SearchResults of them, starting with match number from (0 for the
+// first page), and the total number of matches.
+func (d *Doc) Search(pattern string, from int64) (SearchResult, error) {
+	return d.search(pattern, from)
+}
+
+// Text returns the whole document, if it has at most Limits.TextChars
+// characters; a longer one is an ErrLimit error that says how to read it in
+// pieces.
+func (d *Doc) Text() (string, error) { return d.text() }
 
 // Count returns the number of matches of an RE2 pattern, uncapped.
 func (d *Doc) Count(pattern string) (int64, error) { return d.count(pattern) }
@@ -244,15 +249,16 @@ func ParseRef(ref string) (doc string, start, end int64, err error) {
 	return ref[:i], start, end, nil
 }
 
-// Counter counts uses of one budget. It is safe for concurrent use.
+// Counter counts uses of one budget, such as the file-tool calls of a
+// session. It is safe for concurrent use.
 type Counter struct {
 	what, hint string
 	max        int64
 	used       atomic.Int64
 }
 
-// NewCounter makes a counter of max uses; what names a use ("tool calls"),
-// hint tells the model what to do when none is left.
+// NewCounter makes a counter of max uses; what names a use ("file-tool
+// call"), hint tells the model what to do when none is left.
 func NewCounter(what string, max int, hint string) *Counter {
 	return &Counter{what: what, hint: hint, max: int64(max)}
 }
@@ -276,19 +282,3 @@ func (c *Counter) Used() int { return int(c.used.Load()) }
 
 // Max is the counter's cap.
 func (c *Counter) Max() int { return int(c.max) }
-
-// Budget holds the run-level counters. Calls is per session and Slices per
-// run: a run with several sessions may share one Slices counter.
-type Budget struct {
-	Calls  *Counter // every tool call but Length
-	Slices *Counter // every Peek that returns text
-}
-
-// NewBudget makes fresh counters with the caps of lim.
-func NewBudget(lim Limits) *Budget {
-	lim = lim.Effective()
-	return &Budget{
-		Calls:  NewCounter("tool call", lim.ToolCalls, "stop exploring and answer with FINAL from what you have"),
-		Slices: NewCounter("slice", lim.Slices, "answer from the slices already read, or cite refs without reading more"),
-	}
-}

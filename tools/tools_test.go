@@ -20,7 +20,7 @@ func openText(t testing.TB, content string, lim Limits) (*Store, *Doc) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open([]string{path}, lim, nil)
+	s, err := Open([]string{path}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestPeekRandomAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	data := randomDoc(r, 5*blockSize+123)
 	ref := chars(data)
-	_, d := openText(t, string(data), Limits{Slices: 1000})
+	_, d := openText(t, string(data), Limits{})
 	if d.Length() != int64(len(ref)) {
 		t.Fatalf("Length() = %d, want %d", d.Length(), len(ref))
 	}
@@ -164,7 +164,7 @@ func TestPeekRandomAgainstReference(t *testing.T) {
 func TestSearch(t *testing.T) {
 	content := "alpha one\r\nbeta two\nγάμμα three\n\nalpha four"
 	_, d := openText(t, content, Limits{})
-	res, err := d.Search(`alpha \w+`)
+	res, err := d.Search(`alpha \w+`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,15 +175,15 @@ func TestSearch(t *testing.T) {
 	if res.Total != 2 || res.Capped || len(res.Matches) != 2 || res.Matches[0] != want[0] || res.Matches[1] != want[1] {
 		t.Fatalf("Search = %+v, want %+v", res, want)
 	}
-	res, err = d.Search(`(?m)^γ\pL+`)
+	res, err = d.Search(`(?m)^γ\pL+`, 0)
 	if err != nil || res.Total != 1 || res.Matches[0].Line != 3 || res.Matches[0].Text != "γάμμα" || res.Matches[0].LineText != "γάμμα three" ||
 		res.Matches[0].Start != 20 || res.Matches[0].End != 25 {
 		t.Fatalf("Search unicode = %+v, %v", res, err)
 	}
-	if _, err := d.Search(`a(`); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "missing closing )") {
+	if _, err := d.Search(`a(`, 0); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "missing closing )") {
 		t.Fatalf("bad pattern error = %v", err)
 	}
-	if _, err := d.Search(`(a)\1`); err == nil || !strings.Contains(err.Error(), "no backreferences") {
+	if _, err := d.Search(`(a)\1`, 0); err == nil || !strings.Contains(err.Error(), "no backreferences") {
 		t.Fatalf("backreference error = %v", err)
 	}
 }
@@ -191,7 +191,7 @@ func TestSearch(t *testing.T) {
 func TestSearchCapAndCount(t *testing.T) {
 	content := strings.Repeat("id=7 ok\n", 300)
 	_, d := openText(t, content, Limits{})
-	res, err := d.Search(`id=\d`)
+	res, err := d.Search(`id=\d`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +212,74 @@ func TestSearchCapAndCount(t *testing.T) {
 	}
 }
 
+func TestSearchPages(t *testing.T) {
+	content := strings.Repeat("id=7 ok\n", 450)
+	_, d := openText(t, content, Limits{})
+	tests := []struct {
+		from             int64
+		n                int
+		firstLine, total int64
+		capped           bool
+	}{
+		{0, 200, 1, 450, true},
+		{200, 200, 201, 450, true},
+		{400, 50, 401, 450, false},
+		{449, 1, 450, 450, false},
+		{450, 0, 0, 450, false},
+		{10_000, 0, 0, 450, false},
+	}
+	for _, tc := range tests {
+		res, err := d.Search(`id=\d`, tc.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Matches) != tc.n || res.Total != tc.total || res.Capped != tc.capped || res.From != tc.from {
+			t.Errorf("Search from %d: %d matches, total %d, capped %v, from %d; want %d, %d, %v, %d",
+				tc.from, len(res.Matches), res.Total, res.Capped, res.From, tc.n, tc.total, tc.capped, tc.from)
+			continue
+		}
+		if tc.n > 0 && res.Matches[0].Line != tc.firstLine {
+			t.Errorf("Search from %d: first match on line %d, want %d", tc.from, res.Matches[0].Line, tc.firstLine)
+		}
+	}
+	if _, err := d.Search(`id`, -1); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "pass 0 for the first page") {
+		t.Errorf("negative from: %v", err)
+	}
+}
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		name, content string
+		lim           Limits
+		want          string
+		err           string
+	}{
+		{"whole", "héllo\r\nworld\n", Limits{}, "héllo\r\nworld\n", ""},
+		{"invalid bytes read as U+FFFD", "a\xffb\xe2\x82", Limits{}, "a\uFFFDb\uFFFD\uFFFD", ""},
+		{"empty", "", Limits{}, "", ""},
+		{"at the cap", "ééé", Limits{TextChars: 3}, "ééé", ""},
+		{"over the cap", "éééé", Limits{TextChars: 3, PeekChars: 2},
+			"", "text(ctx0): the context is 4 characters, more than text returns (3); read it in pieces: peek(ctx, offset, 2) in a loop over offsets, or chunk(ctx, size, overlap)"},
+	}
+	for _, tc := range tests {
+		_, d := openText(t, tc.content, tc.lim)
+		got, err := d.Text()
+		if tc.err != "" {
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want ErrLimit containing %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want || int64(utf8.RuneCountInString(got)) != d.Length() {
+			t.Errorf("%s: Text() = %q, %v; want %q (%d characters)", tc.name, got, err, tc.want, d.Length())
+		}
+	}
+}
+
 func TestSearchLongLineText(t *testing.T) {
 	line := strings.Repeat("x", 2000) + "NEEDLE" + strings.Repeat("y", 2000)
 	_, d := openText(t, "short NEEDLE line\r\n"+line+"\n", Limits{LineChars: 100})
-	res, err := d.Search(`NEEDLE`)
+	res, err := d.Search(`NEEDLE`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +294,7 @@ func TestSearchLongLineText(t *testing.T) {
 		t.Errorf("long line text = %q, want %q", got, want)
 	}
 	_, d = openText(t, "ab NEEDLE "+strings.Repeat("z", 500), Limits{LineChars: 20})
-	res, _ = d.Search(`NEEDLE`)
+	res, _ = d.Search(`NEEDLE`, 0)
 	if got := res.Matches[0].LineText; got != "ab NEEDLE zzzzzzzzzz…" {
 		t.Errorf("head window text = %q", got)
 	}
@@ -295,7 +359,7 @@ func equalSpans(a, b [][2]int64) bool {
 }
 
 func TestChunkSuggestionFits(t *testing.T) {
-	_, d := openText(t, strings.Repeat("é", 100003), Limits{ToolCalls: 1000})
+	_, d := openText(t, strings.Repeat("é", 100003), Limits{})
 	for _, overlap := range []int64{0, 1, 7, 40} {
 		_, err := d.Chunk(overlap+1, overlap)
 		var need int64
@@ -361,27 +425,29 @@ func TestPlanSlicesDenseHitsStayPeekable(t *testing.T) {
 	}
 }
 
-func TestBudget(t *testing.T) {
-	s, d := openText(t, "abcdef", Limits{ToolCalls: 4, Slices: 2})
-	for i := 0; i < 2; i++ {
-		if _, err := d.Peek(0, 1); err != nil {
-			t.Fatal(err)
+// TestNoCallBudget: a session may peek, search and count as often as it
+// likes: only what one call returns is capped.
+func TestNoCallBudget(t *testing.T) {
+	content := strings.Repeat("0123456789abcdef", 4096) // 65,536 characters
+	_, d := openText(t, content, Limits{PeekChars: 16})
+	var b strings.Builder
+	for off := int64(0); ; off += 16 {
+		s, err := d.Peek(off, 16)
+		if err != nil {
+			t.Fatalf("peek %d: %v", off/16, err)
 		}
+		if s.Text == "" {
+			break
+		}
+		b.WriteString(s.Text)
 	}
-	_, err := d.Peek(0, 1)
-	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "slice limit reached: 2 of 2 used") {
-		t.Fatalf("third peek: %v", err)
+	if got := b.String(); got != content {
+		t.Fatalf("4,096 peeks read %d characters, want %d", len(got), len(content))
 	}
-	d.Length() // free
-	if _, err := d.Count("a"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = d.Count("a")
-	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "tool call limit reached: 4 of 4 used; stop exploring") {
-		t.Fatalf("fifth call: %v", err)
-	}
-	if got := s.Budget().Calls.Used(); got != 4 {
-		t.Fatalf("calls used = %d", got)
+	for i := range 300 {
+		if n, err := d.Count("abc"); err != nil || n != 4096 {
+			t.Fatalf("count %d = %d, %v", i, n, err)
+		}
 	}
 }
 
@@ -408,10 +474,10 @@ func TestCounterConcurrent(t *testing.T) {
 }
 
 func TestLimitsAndRefs(t *testing.T) {
-	if got := (Limits{Slices: 3}).Effective(); got.PeekChars != DefaultPeekChars || got.Slices != 3 || got.ToolCalls != DefaultToolCalls {
+	if got := (Limits{Chunks: 3}).Effective(); got.PeekChars != DefaultPeekChars || got.Chunks != 3 || got.TextChars != DefaultTextChars {
 		t.Fatalf("Effective = %+v", got)
 	}
-	if _, err := Open(nil, Limits{PeekChars: -1}, nil); !errors.Is(err, ErrInvalid) {
+	if _, err := Open(nil, Limits{PeekChars: -1}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("negative limit: %v", err)
 	}
 	doc, a, b, err := ParseRef("ctx1[12:345]")
@@ -433,7 +499,7 @@ func TestMultipleDocsAndClose(t *testing.T) {
 		os.WriteFile(p, []byte(c), 0o600)
 		paths = append(paths, p)
 	}
-	s, err := Open(paths, Limits{}, nil)
+	s, err := Open(paths, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +514,7 @@ func TestMultipleDocsAndClose(t *testing.T) {
 	if _, err := d1.Peek(0, 1); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
-	if _, err := Open([]string{dir}, Limits{}, nil); !errors.Is(err, ErrInvalid) {
+	if _, err := Open([]string{dir}, Limits{}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("directory: %v", err)
 	}
 }
@@ -460,7 +526,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open([]string{path}, Limits{}, nil)
+	s, err := Open([]string{path}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +539,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 		t.Errorf("Peek after truncation: %v", err)
 	}
 	for _, p := range []string{`needle`, `ne+dle`, `\s+`} {
-		if _, err := d.Search(p); !errors.Is(err, ErrChanged) {
+		if _, err := d.Search(p, 0); !errors.Is(err, ErrChanged) {
 			t.Errorf("Search(%q) after truncation: %v", p, err)
 		}
 		if _, err := d.Count(p); !errors.Is(err, ErrChanged) {
@@ -503,7 +569,7 @@ func TestSingleHugeLine(t *testing.T) {
 	}
 	f.WriteString("é")
 	f.Close()
-	s, err := Open([]string{path}, Limits{}, nil)
+	s, err := Open([]string{path}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +582,7 @@ func TestSingleHugeLine(t *testing.T) {
 	if err != nil || sl.Text != "ijé" {
 		t.Fatalf("Peek at end = %q, %v", sl.Text, err)
 	}
-	res, err := d.Search(`MARK\d+`)
+	res, err := d.Search(`MARK\d+`, 0)
 	if err != nil || res.Total != 1 || res.Matches[0].Start != 50_000_000 || res.Matches[0].Line != 1 ||
 		res.Matches[0].Text != "MARK42" || utf8.RuneCountInString(res.Matches[0].LineText) != DefaultLineChars+2 {
 		t.Fatalf("Search = %+v, %v", res, err)
@@ -554,7 +620,7 @@ func TestOpenFilesUsesTheOpenDescriptor(t *testing.T) {
 	if err := os.Remove(path); err != nil { // the path is gone; the descriptor still reads
 		t.Fatal(err)
 	}
-	s, err := OpenFiles([]*os.File{f}, Limits{}, nil)
+	s, err := OpenFiles([]*os.File{f}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

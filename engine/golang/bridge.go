@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strings"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
@@ -21,12 +20,17 @@ const bridgePath = "rlmhost"
 // Context is a handle to one input document, named as the host names them ("ctx0", ...).
 type Context struct{ Name string }
 
-// Match is one search or grep hit: character offsets, the 1-based line of Start, and the matched
-// text; for grep, Path is the file the hit is in (for search it is empty).
+// Match is one search or grep hit: character offsets, the 1-based line of Start, the matched
+// text and the text of its line (each cut at engine.Limits.MatchChars characters), and its
+// reference ("ctx0[12:17]"). For search, Index is the match's number among all the matches in
+// the context (0-based) and Total how many there are; for grep, Path is the file the hit is in.
 type Match struct {
 	Start, End, Line int
 	Text             string
+	LineText         string
+	Ref              string
 	Path             string
+	Index, Total     int
 }
 
 // Slice describes a chunk of a context; its text is read with peek.
@@ -81,7 +85,10 @@ func (e *Engine) call(name string, args ...any) any {
 	if !ok {
 		hostFail(fault.Code, "unknown function %q", name)
 	}
-	variadic := len(f.Params) > 0 && strings.HasPrefix(f.Params[len(f.Params)-1].GoType, "...")
+	variadic := f.Variadic()
+	if variadic && len(f.Params) > 1 && len(args) == len(f.Params) {
+		args = spread(args) // search(ctx, regex, from...) passes from as one slice
+	}
 	if !variadic && len(args) != len(f.Params) {
 		hostFail(fault.Code, "%s takes %d arguments, got %d", name, len(f.Params), len(args))
 	}
@@ -97,7 +104,7 @@ func (e *Engine) call(name string, args ...any) any {
 		e.withState(func(st *cellState) { st.finalVar = s })
 		return nil
 	case "print":
-		fmt.Fprintln(e.out, args...)
+		fmt.Fprintln(e.out, printable(args)...)
 		return nil
 	}
 	plain := make([]any, len(args))
@@ -191,6 +198,19 @@ func serialise(v any) (string, error) {
 	return string(b), nil
 }
 
+// spread replaces a trailing slice argument with its elements.
+func spread(args []any) []any {
+	last := reflect.ValueOf(args[len(args)-1])
+	if last.Kind() != reflect.Slice {
+		return args
+	}
+	out := append([]any(nil), args[:len(args)-1]...)
+	for i := range last.Len() {
+		out = append(out, last.Index(i).Interface())
+	}
+	return out
+}
+
 const maxPlainDepth = 32
 
 // toPlain copies an argument into the plain data the Host boundary allows: nil, bool, int64,
@@ -259,7 +279,7 @@ func fromPlain(goType string, v any) (any, error) {
 			return "", fmt.Errorf("element %T is not a string", x)
 		})
 	case "[]Match":
-		return plainList(v, plainMatch)
+		return plainMatches(v)
 	case "[]Slice":
 		return plainList(v, plainSlice)
 	case "FileInfo":
@@ -348,8 +368,52 @@ func plainMatch(v any) (Match, error) {
 	m.End, errs[1] = r.int("end", "End")
 	m.Line, errs[2] = r.int("line", "Line")
 	m.Text = r.str("text", "Text")
+	m.LineText = r.str("line_text", "LineText")
+	m.Ref = r.str("ref", "Ref")
 	m.Path = r.str("path", "Path")
+	m.Index, _ = r.int("index", "Index")
+	m.Total, _ = r.int("total", "Total")
 	return m, errors.Join(errs[:]...)
+}
+
+// plainMatches converts a search page, {matches, total, from}, or a plain list (grep, and hosts
+// that return every match): a match without a total is numbered within the list.
+func plainMatches(v any) ([]Match, error) {
+	if r, ok := v.(map[string]any); ok {
+		v = r["matches"]
+	}
+	ms, err := plainList(v, plainMatch)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		if ms[i].Total == 0 {
+			ms[i].Index, ms[i].Total = i, len(ms)
+		}
+	}
+	return ms, nil
+}
+
+// printable is print's arguments with a search page that does not hold every match replaced by
+// its printed form and a note: "(200 of 1,513 matches shown ...)".
+func printable(args []any) []any {
+	out := args
+	for i, a := range args {
+		ms, ok := a.([]Match)
+		if !ok || len(ms) == 0 || ms[0].Total == 0 {
+			continue
+		}
+		first, last := ms[0], ms[len(ms)-1]
+		if first.Index == 0 && last.Index+1 >= last.Total {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = fmt.Sprintf("%v (%s of %s matches shown, numbers %d to %d; search(ctx, regex, %d) reads the next page)",
+			ms, engine.Thousands(int64(len(ms))), engine.Thousands(int64(last.Total)), first.Index, last.Index, last.Index+1)
+	}
+	return out
 }
 
 func plainSlice(v any) (Slice, error) {

@@ -28,6 +28,7 @@ import (
 type Config struct {
 	OutputCap int              // characters of output kept per cell; 0 means engine.OutputCap
 	Context   string           // name of the document bound to `context`; "" means "ctx0"
+	Contexts  int              // number of context documents: ctx0 … ctx{Contexts-1} are declared too
 	Policy    validator.Policy // packages and symbols exposed; the zero value is the default policy
 }
 
@@ -89,7 +90,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.it.Use(interp.Exports{bridgePath + "/" + bridgePath: e.bridgeSymbols()}); err != nil {
 		return nil, fmt.Errorf("golang.New: %w", err)
 	}
-	if err := e.load(preludeFile, prelude(cfg.Context)); err != nil {
+	if err := e.load(preludeFile, prelude(cfg.Context, cfg.Contexts)); err != nil {
 		return nil, fmt.Errorf("golang.New: prelude: %w", err)
 	}
 	return e, nil

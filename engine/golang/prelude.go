@@ -12,14 +12,19 @@ import (
 const preludeFile = "rlm_prelude.go"
 
 // prelude returns the trusted Go prelude: the model API as top-level functions, generated from
-// engine.API, its types, the global context, and the helpers the desugaring pass calls.
-func prelude(contextName string) string {
+// engine.API, its types, the global context and one variable per context document (ctx0, ctx1,
+// …; n of them), and the helpers the desugaring pass calls.
+func prelude(contextName string, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package main\n\nimport %q\n\n", bridgePath)
 	for _, t := range []string{"Context", "Match", "Slice", "FileInfo"} {
 		fmt.Fprintf(&b, "type %s = %s.%s\n", t, bridgePath, t)
 	}
-	fmt.Fprintf(&b, "\nvar context = Context{Name: %q}\n\n", contextName)
+	fmt.Fprintf(&b, "\nvar context = Context{Name: %q}\n", contextName)
+	for i := range n {
+		fmt.Fprintf(&b, "var ctx%d = Context{Name: \"ctx%d\"}\n", i, i)
+	}
+	b.WriteString("\n")
 	for _, f := range engine.API {
 		b.WriteString(preludeFunc(f))
 	}
@@ -34,8 +39,8 @@ func preludeFunc(f engine.Func) string {
 	for _, p := range f.Params {
 		params = append(params, p.Name+" "+p.GoType)
 		a := p.Name
-		if strings.HasPrefix(p.GoType, "...") {
-			a += "..."
+		if strings.HasPrefix(p.GoType, "...") && len(f.Params) == 1 {
+			a += "..." // print(values...); a variadic after other parameters goes as one slice
 		}
 		args = append(args, a)
 	}

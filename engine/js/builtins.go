@@ -66,31 +66,26 @@ func (e *Engine) record(fn string, v goja.Value) {
 	if e.cell == nil {
 		panic(e.jsError("Error", fn+" can only be called while a cell runs", nil))
 	}
-	if goja.IsString(v) {
-		s := v.String()
-		if len(s) > e.cfg.MaxFinalBytes {
-			panic(e.tooLarge(fn))
-		}
-		e.cell.final = &engine.Final{Value: s}
+	if goja.IsString(v) { // its size is checked with every answer's (engine.Limits.CheckFinal)
+		e.cell.final = &engine.Final{Value: v.String()}
 		return
 	}
 	if omitted(v) {
 		panic(e.jsError("TypeError", fmt.Sprintf("%s: the answer cannot be %s; pass a string, number, array or object", fn, typeName(v)), nil))
 	}
-	p := printer{vm: e.vm, budget: e.cfg.MaxFinalBytes, final: true}
+	// The serialisation stops past 4 bytes a character of the cap (plus one character): a value
+	// cut there is over the cap whatever its characters are, and its memory stays bounded.
+	budget := 4 * (e.cfg.Limits.FinalChars + 1)
+	p := printer{vm: e.vm, budget: budget, final: true}
 	p.value(v)
 	switch {
 	case p.err != "":
 		panic(e.jsError("TypeError", fmt.Sprintf("%s: the answer cannot be serialised to JSON: %s", fn, p.err), nil))
 	case p.cut:
-		panic(e.tooLarge(fn))
+		err := e.cfg.Limits.FinalTooLong(int64(e.cfg.Limits.FinalChars), true)
+		panic(e.jsError("RangeError", err.Error(), err))
 	}
 	e.cell.final = &engine.Final{Value: p.String()}
-}
-
-func (e *Engine) tooLarge(fn string) *goja.Object {
-	return e.jsError("RangeError", fmt.Sprintf("%s: the answer is larger than %d bytes; answer with a summary, or write_file the full result and answer with its name",
-		fn, e.cfg.MaxFinalBytes), nil)
 }
 
 // output is a cell's captured output, capped in characters (code points).

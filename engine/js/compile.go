@@ -154,12 +154,20 @@ func patternNames(t ast.Node, names map[string]file.Idx) {
 	}
 }
 
-// checkNames refuses top-level declarations of the API's and the built-ins' names: those
-// globals are read-only, and the declaration would fail at run time with a less helpful error.
+// checkNames refuses top-level declarations of the built-ins' names and of context, ctxN and
+// console: those globals are read-only, and the declaration would fail at run time with a less
+// helpful error. The context tools' names (shadowable) may be redeclared: the model's variable
+// then hides the function for the session (let count = 0 is too common to refuse).
+//
+// The refusal also keeps the validator's scoping sound under the var rewrite above: a name the
+// validator denies (self, module, ...) that a cell declares at the top level shadows it in the
+// validator's eyes, and here it is a global property. No denied name is a global of the
+// hardened runtime (TestDeniedNamesAreNotGlobals), so that property is the cell's own, or an
+// earlier cell's.
 func (e *Engine) checkNames(unit *validator.JSUnit, names map[string]file.Idx) error {
 	var clash []string
 	for name := range names {
-		if e.baseline[name] {
+		if e.baseline[name] && !shadowable[name] {
 			clash = append(clash, name)
 		}
 	}

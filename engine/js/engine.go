@@ -22,7 +22,6 @@ import (
 const (
 	DefaultMaxCallStack  = 10_000               // JS call depth (V8 allows about 11,000)
 	DefaultHeapLimit     = 256 << 20            // bytes of live Go heap, process-wide
-	DefaultMaxFinalBytes = 1 << 20              // bytes of a FINAL value's serialisation
 	DefaultRegexpTimeout = 1 * time.Second      // per backtracking match (regexp2), process-wide
 	heapSampleEvery      = 5 * time.Millisecond // watchdog sampling period
 )
@@ -30,25 +29,23 @@ const (
 // Config tunes an Engine. The zero value is safe: every zero field means its default, and no
 // field can switch a limit off.
 type Config struct {
-	OutputCap     int           // characters of output per cell (default engine.OutputCap)
+	// Limits are the model-facing caps; the engine applies OutputChars (printed output per
+	// cell) and bounds the memory a FINAL serialisation may take by FinalChars (the answer's
+	// cap itself is engine.Limits.CheckFinal, applied by the caller). Zero fields mean defaults.
+	Limits        engine.Limits
+	Contexts      int           // context documents: ctx0 (the same handle as context) … ctx{Contexts-1}
 	MaxCallStack  int           // maximum JS call depth (default DefaultMaxCallStack)
 	HeapLimit     uint64        // live Go heap in bytes above which a cell is stopped (default DefaultHeapLimit)
-	MaxFinalBytes int           // largest serialised FINAL value in bytes (default DefaultMaxFinalBytes)
 	RegexpTimeout time.Duration // backtracking regexp match timeout; process-wide, first New wins (default DefaultRegexpTimeout)
 }
 
 func (c Config) withDefaults() Config {
-	if c.OutputCap <= 0 {
-		c.OutputCap = engine.OutputCap
-	}
+	c.Limits = c.Limits.Effective()
 	if c.MaxCallStack <= 0 {
 		c.MaxCallStack = DefaultMaxCallStack
 	}
 	if c.HeapLimit == 0 {
 		c.HeapLimit = DefaultHeapLimit
-	}
-	if c.MaxFinalBytes <= 0 {
-		c.MaxFinalBytes = DefaultMaxFinalBytes
 	}
 	if c.RegexpTimeout <= 0 {
 		c.RegexpTimeout = DefaultRegexpTimeout
@@ -57,7 +54,7 @@ func (c Config) withDefaults() Config {
 }
 
 // ContextArg is what the host receives for a Context parameter when model code passes the
-// `context` handle.
+// `context` handle (or ctx0, the same handle); ctx1, ctx2, … pass their names.
 const ContextArg = "context"
 
 var regexpTimeoutOnce sync.Once
@@ -74,9 +71,11 @@ type Engine struct {
 	cfg      Config
 	host     engine.Host
 	vm       *goja.Runtime
-	handle   *goja.Object    // the `context` global
-	baseline map[string]bool // global names that exist before any cell: never model variables
-	cell     *cellState      // the running cell, nil between cells
+	handle   *goja.Object            // the `context` global
+	handles  map[*goja.Object]string // every context handle (context, ctx1, …) and its host name
+	apiFuncs map[string]*goja.Object // the API's function objects, by name (see shadowed)
+	baseline map[string]bool         // global names that exist before any cell: never model variables
+	cell     *cellState              // the running cell, nil between cells
 	closed   atomic.Bool
 	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
 }
@@ -103,7 +102,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.installAPI(); err != nil {
 		return nil, fmt.Errorf("js: install API: %w", err)
 	}
-	if err := harden(e.vm); err != nil {
+	if err := harden(e.vm, writableGlobals()); err != nil {
 		return nil, fmt.Errorf("js: hardening prelude: %w", err)
 	}
 	e.baseline = map[string]bool{}
@@ -125,7 +124,7 @@ func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result
 	if err != nil {
 		return engine.Result{Err: err}
 	}
-	st := &cellState{ctx: ctx, out: output{cap: e.cfg.OutputCap}}
+	st := &cellState{ctx: ctx, out: output{cap: e.cfg.Limits.OutputChars}}
 	e.cell, e.hostErrs = st, map[*goja.Object]error{}
 	defer func() { e.cell, e.hostErrs = nil, nil }()
 	runErr := e.run(ctx, prg, unit)
@@ -189,7 +188,7 @@ func (e *Engine) Vars() []string {
 	if e.closed.Load() {
 		return nil
 	}
-	var names []string
+	names := e.shadowed()
 	for _, name := range e.vm.GlobalObject().GetOwnPropertyNames() {
 		if !e.baseline[name] {
 			names = append(names, name)

@@ -3,6 +3,8 @@ package js
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/dop251/goja"
 
@@ -63,7 +65,7 @@ func (e *Engine) cellError(err error, unit *validator.JSUnit) error {
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
-		ce := &CellError{Kind: fault.Code, Msg: "Uncaught " + e.describe(ex.Value()), Pos: e.stackPos(ex.Stack(), unit), Err: err}
+		ce := &CellError{Kind: fault.Code, Msg: e.shadowHint("Uncaught "+e.describe(ex.Value()), unit), Pos: e.stackPos(ex.Stack(), unit), Err: err}
 		if obj, ok := ex.Value().(*goja.Object); ok {
 			if herr, ok := e.hostErrs[obj]; ok {
 				if k := fault.KindOf(herr); k != "" {
@@ -78,6 +80,23 @@ func (e *Engine) cellError(err error, unit *validator.JSUnit) error {
 		return err
 	}
 	return &CellError{Kind: fault.Code, Msg: err.Error(), Err: err}
+}
+
+// shadowHint explains a TypeError in a cell that calls an API function which a top-level
+// variable of the model's hides (goja words it "count is not a function" or "Value is not an
+// object: 2", depending on the value).
+func (e *Engine) shadowHint(msg string, unit *validator.JSUnit) string {
+	if !strings.HasPrefix(msg, "Uncaught TypeError") || unit == nil || unit.Program == nil || unit.Program.File == nil {
+		return msg
+	}
+	src := unit.Program.File.Source()
+	for _, name := range e.shadowed() {
+		if regexp.MustCompile(`(^|[^\w$.])` + name + `\s*\(`).MatchString(src) {
+			return msg + fmt.Sprintf(" (your top-level variable %s hides the API function %s() for the rest of this session; "+
+				"it cannot be called again here, so name top-level variables differently, e.g. %sResult)", name, name, name)
+		}
+	}
+	return msg
 }
 
 // stackPos returns the position of the innermost frame that lies in the cell.

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+
+	"github.com/rlm-sandbox/rlm/engine"
 )
 
 // printer renders JS values in Go, for print (the printed form) and for FINAL (JSON). It walks
@@ -101,8 +103,32 @@ func (p *printer) top(v goja.Value) {
 			p.write(d)
 			return
 		}
+		if note := pageNote(obj); note != "" {
+			p.value(v)
+			p.write(note)
+			return
+		}
 	}
 	p.value(v)
+}
+
+// pageNote is the note print adds to a search page that does not hold every match:
+// " (200 of 1,513 matches shown, numbers 0 to 199; search(ctx, regex, 200) reads the next page)".
+func pageNote(obj *goja.Object) string {
+	if obj.ClassName() != "Array" {
+		return ""
+	}
+	total, next := obj.Get("total"), obj.Get("next")
+	if total == nil || next == nil || !goja.IsNumber(total) || !goja.IsNumber(next) {
+		return ""
+	}
+	n, t, nx := obj.Get("length").ToInteger(), total.ToInteger(), next.ToInteger()
+	from := nx - n
+	if n == 0 || from == 0 && nx >= t {
+		return ""
+	}
+	return fmt.Sprintf(" (%s of %s matches shown, numbers %d to %d; search(ctx, regex, %d) reads the next page)",
+		engine.Thousands(n), engine.Thousands(t), from, nx-1, nx)
 }
 
 // value writes v in the JSON form; it writes nothing for values JSON omits (undefined,

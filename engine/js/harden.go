@@ -86,8 +86,8 @@ var (
 )
 
 // harden runs the prelude in vm, then freezes the intrinsics and makes the global bindings
-// read-only (freezeIntrinsics).
-func harden(vm *goja.Runtime) error {
+// read-only (freezeIntrinsics), all but the writable ones.
+func harden(vm *goja.Runtime, writable map[string]bool) error {
 	preludeOnce.Do(func() {
 		ast, err := parser.ParseFile(nil, "prelude.js", preludeSource, 0, parser.WithDisableSourceMaps)
 		if err != nil {
@@ -103,7 +103,7 @@ func harden(vm *goja.Runtime) error {
 	if err != nil {
 		return fmt.Errorf("%w", err)
 	}
-	return freezeIntrinsics(vm, hidden)
+	return freezeIntrinsics(vm, hidden, writable)
 }
 
 // freezer walks the object graph from some roots through own properties (data values, getters
@@ -135,9 +135,10 @@ func newFreezer(vm *goja.Runtime) (*freezer, error) {
 
 // freezeIntrinsics freezes everything reachable from the hidden intrinsics (an array the prelude
 // returns) and from the global object's properties, then makes every global binding read-only
-// (a data binding non-writable and non-configurable, an accessor non-configurable). The global
-// object itself stays extensible: cells declare their variables on it.
-func freezeIntrinsics(vm *goja.Runtime, hidden goja.Value) error {
+// (a data binding non-writable and non-configurable, an accessor non-configurable) but the
+// writable ones, whose values are frozen all the same. The global object itself stays
+// extensible: cells declare their variables on it.
+func freezeIntrinsics(vm *goja.Runtime, hidden goja.Value, writable map[string]bool) error {
 	f, err := newFreezer(vm)
 	if err != nil {
 		return err
@@ -164,11 +165,14 @@ func freezeIntrinsics(vm *goja.Runtime, hidden goja.Value) error {
 		return err
 	}
 	for i, k := range names {
-		writable := goja.FLAG_FALSE
-		if accessor[i] {
-			writable = goja.FLAG_NOT_SET
+		if writable[k] && !accessor[i] {
+			continue
 		}
-		if err := g.DefineDataProperty(k, nil, writable, goja.FLAG_FALSE, goja.FLAG_NOT_SET); err != nil {
+		w := goja.FLAG_FALSE
+		if accessor[i] {
+			w = goja.FLAG_NOT_SET
+		}
+		if err := g.DefineDataProperty(k, nil, w, goja.FLAG_FALSE, goja.FLAG_NOT_SET); err != nil {
 			return err
 		}
 	}

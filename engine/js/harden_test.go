@@ -117,7 +117,7 @@ print(String(err), err instanceof Error, String(o), new Legacy().constructor ===
 
 func TestGlobalNamesReadOnly(t *testing.T) {
 	e, _ := newEngine(t, Config{})
-	for _, src := range []string{`let count = 0`, `const print = 1`, `function peek() {}`, `class JSON {}`, `var { length } = "abc"`} {
+	for _, src := range []string{`const print = 1`, `class JSON {}`, `let context = 1`, `var FINAL = 1`, `function llm_query() {}`, `let console = 1`} {
 		r := run(t, e, src)
 		if r.Err == nil || !strings.Contains(r.Err.Error(), "cannot declare") {
 			t.Errorf("%s: %v, want a cannot-declare error", src, r.Err)
@@ -125,6 +125,36 @@ func TestGlobalNamesReadOnly(t *testing.T) {
 	}
 	// Locals may use the names freely.
 	mustRun(t, e, `function f() { let count = 1; const print = 2; return count + print; } f()`)
+}
+
+// TestContextToolNamesShadow: a top-level variable may take a context tool's name, as models
+// write (let count = 0, const text = ...); it hides the function for the session, and calling
+// the function afterwards says why it fails.
+func TestContextToolNamesShadow(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	for _, c := range []struct{ src, want string }{
+		{"let count = 0\nfor (const w of [\"a\", \"b\"]) count++\nprint(count)", "2\n"},
+		{"const text = peek(context, 0, 5)\nprint(text.length)", "5\n"},
+		{"var { length } = \"abc\"\nprint(length)", "3\n"},
+		{"function chunk(xs, n) { return [xs.slice(0, n)] }\nprint(chunk([1, 2, 3], 2))", "[[1,2]]\n"},
+		{"print(count + 1, text)", "3 2026-\n"}, // the variables persist
+	} {
+		if r := mustRun(t, e, c.src); r.Stdout != c.want {
+			t.Errorf("%s: got %q, want %q", c.src, r.Stdout, c.want)
+		}
+	}
+	if vars := strings.Join(e.Vars(), ","); vars != "chunk,count,length,text" {
+		t.Errorf("Vars = %s, want the shadowing variables", vars)
+	}
+	r := run(t, e, `print(count(context, "ERROR"))`)
+	if want := "TypeError"; r.Err == nil || !strings.Contains(r.Err.Error(), want) ||
+		!strings.Contains(r.Err.Error(), "your top-level variable count hides the API function count()") {
+		t.Errorf("calling a shadowed function: %v, want %q and the reason", r.Err, want)
+	}
+	// The others are untouched.
+	if r := mustRun(t, e, `print(typeof peek, typeof search)`); r.Stdout != "function function\n" {
+		t.Errorf("got %q", r.Stdout)
+	}
 }
 
 // TestFreezeWalkComplete walks the hardened runtime the long way, in JS, through every own
@@ -143,9 +173,10 @@ const stack = [[][Symbol.iterator](), new Map().entries(), new Set().values(), "
   /a/g[Symbol.matchAll]("a"), P((function* () {})()), function* () {}, async function () {}, async () => {},
   Promise.resolve()].map(P);
 stack.push(P(Int8Array));
+const shadowable = new Set(["length", "peek", "text", "search", "count", "chunk"]);
 for (const k of Object.getOwnPropertyNames(G)) {
   const d = Object.getOwnPropertyDescriptor(G, k);
-  if (d.configurable || d.writable) bad.push("global " + k + " is not read-only");
+  if ((d.configurable || d.writable) && !shadowable.has(k)) bad.push("global " + k + " is not read-only");
   stack.push(d.value, d.get, d.set);
 }
 let n = 0;

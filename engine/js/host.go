@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -35,6 +36,7 @@ var apiNames = func() map[string]engine.Func {
 func (e *Engine) installAPI() error {
 	g := e.vm.GlobalObject()
 	var print goja.Value
+	e.apiFuncs = map[string]*goja.Object{}
 	for _, f := range engine.API {
 		var fn func(goja.FunctionCall) goja.Value
 		switch f.Name {
@@ -48,6 +50,12 @@ func (e *Engine) installAPI() error {
 			fn = e.hostFunc(f)
 		}
 		v := e.vm.ToValue(fn)
+		obj := v.(*goja.Object)
+		// goja names a Go function after its Go symbol; print(peek) shows [Function: peek].
+		if err := obj.DefineDataProperty("name", e.vm.ToValue(f.Name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+		e.apiFuncs[f.Name] = obj
 		if f.Name == "print" {
 			print = v
 		}
@@ -62,7 +70,18 @@ func (e *Engine) installAPI() error {
 		}
 	}
 	e.handle = e.newHandle()
-	for name, v := range map[string]goja.Value{"console": console, "context": e.handle} {
+	e.handles = map[*goja.Object]string{e.handle: ContextArg}
+	globals := map[string]goja.Value{"console": console, "context": e.handle}
+	for i := range e.cfg.Contexts {
+		name := "ctx" + strconv.Itoa(i)
+		h := e.handle
+		if i > 0 {
+			h = e.newHandle()
+			e.handles[h] = name
+		}
+		globals[name] = h
+	}
+	for name, v := range globals {
 		if err := g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
 		}
@@ -70,7 +89,28 @@ func (e *Engine) installAPI() error {
 	return nil
 }
 
-const handleHint = "[context: the input, a handle; use length(context), peek(context, offset, length), search(context, regex), count(context, regex), chunk(context, size, overlap)]"
+// shadowable are the API functions whose names models use for their own data (let count = 0,
+// const text = ...): their globals stay writable after hardening, so that a cell may declare a
+// top-level variable of the same name, which then hides the function for the session (see
+// shadowed). The others (print, FINAL, llm_query, the file tools, ...) stay read-only.
+var shadowable = map[string]bool{"length": true, "peek": true, "text": true, "search": true, "count": true, "chunk": true}
+
+func writableGlobals() map[string]bool { return shadowable }
+
+// shadowed lists the API functions a top-level declaration of a cell has replaced.
+func (e *Engine) shadowed() []string {
+	var out []string
+	g := e.vm.GlobalObject()
+	for name := range shadowable {
+		if v, ok := g.Get(name).(*goja.Object); !ok || v != e.apiFuncs[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+const handleHint = "[context: the input, a handle; use length(context), peek(context, offset, length), text(context), search(context, regex), count(context, regex), chunk(context, size, overlap)]"
 
 // newHandle builds the opaque `context` object. It carries no data: host functions recognise it
 // by identity.
@@ -94,6 +134,9 @@ func (e *Engine) hostFunc(f engine.Func) func(goja.FunctionCall) goja.Value {
 		if err != nil {
 			panic(e.jsError("Error", err.Error(), err))
 		}
+		if f.Name == "search" {
+			return e.searchPage(res)
+		}
 		v, err := e.toJS(res, 0)
 		if err != nil {
 			panic(e.jsError("Error", fmt.Sprintf("%s: %v", f.Name, err), fault.Wrap(fault.Crashed, err, f.Name)))
@@ -116,18 +159,32 @@ func signature(f engine.Func) string {
 	names := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		names[i] = p.Name
+		if strings.HasPrefix(p.GoType, "...") {
+			names[i] += "?"
+		}
 	}
 	return f.Name + "(" + strings.Join(names, ", ") + ")"
 }
 
-// convertArgs turns JS arguments into plain Go values, once each, or throws a TypeError.
+// convertArgs turns JS arguments into plain Go values, once each, or throws a TypeError. A
+// variadic last parameter ("...int") is optional and takes at most one argument here.
 func (e *Engine) convertArgs(f engine.Func, in []goja.Value) []any {
-	if len(in) != len(f.Params) {
-		panic(e.jsError("TypeError", fmt.Sprintf("%s takes %d argument(s), got %d", signature(f), len(f.Params), len(in)), nil))
+	lo, hi := len(f.Params), len(f.Params)
+	if f.Variadic() {
+		lo--
+	}
+	if len(in) < lo || len(in) > hi {
+		want := strconv.Itoa(hi)
+		if lo < hi {
+			want = fmt.Sprintf("%d or %d", lo, hi)
+		}
+		panic(e.jsError("TypeError", fmt.Sprintf("%s takes %s argument(s), got %d", signature(f), want, len(in)), nil))
 	}
 	out := make([]any, len(in))
-	for i, p := range f.Params {
-		out[i] = e.convertArg(f, p, in[i])
+	for i, v := range in {
+		p := f.Params[i]
+		p.GoType = strings.TrimPrefix(p.GoType, "...")
+		out[i] = e.convertArg(f, p, v)
 	}
 	return out
 }
@@ -138,10 +195,14 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 	}
 	switch p.GoType {
 	case "Context":
-		if obj, ok := v.(*goja.Object); !ok || !obj.SameAs(e.handle) {
-			bad("the context handle `context`")
+		if obj, ok := v.(*goja.Object); ok {
+			if name, ok := e.handles[obj]; ok {
+				return name
+			}
+		} else if goja.IsString(v) { // a context's name, "ctx1"; the host checks it
+			return v.String()
 		}
-		return ContextArg
+		bad("a context handle (context, ctx1, …)")
 	case "int":
 		if !goja.IsNumber(v) {
 			bad("a number")
@@ -253,7 +314,43 @@ func (e *Engine) jsError(typ, msg string, cause error) *goja.Object {
 }
 
 // keyOrder puts the fields of the API's result records first, in a readable order.
-var keyOrder = map[string]int{"index": 1, "start": 2, "end": 3, "line": 4, "text": 5, "name": 6, "size": 7, "is_dir": 8, "mod_time": 9}
+var keyOrder = map[string]int{"index": 1, "start": 2, "end": 3, "line": 4, "text": 5, "line_text": 6, "ref": 7, "total": 8,
+	"name": 9, "size": 10, "is_dir": 11, "mod_time": 12}
+
+// searchPage builds search's result: an array of the page's matches that also carries total
+// (matches in the whole context), truncated (matches follow) and next (the from of the next
+// page). A host that returns a plain list gives a page that holds every match.
+func (e *Engine) searchPage(res any) goja.Value {
+	page, ok := res.(map[string]any)
+	if !ok {
+		page = map[string]any{"matches": res}
+	}
+	list, _ := page["matches"].([]any)
+	if list == nil && page["matches"] != nil {
+		if typed, ok := page["matches"].([]map[string]any); ok {
+			for _, m := range typed {
+				list = append(list, m)
+			}
+		}
+	}
+	from, _ := page["from"].(int64)
+	total, ok := page["total"].(int64)
+	if !ok {
+		total = from + int64(len(list))
+	}
+	v, err := e.toJS(list, 0)
+	if err != nil {
+		panic(e.jsError("Error", "search: "+err.Error(), fault.Wrap(fault.Crashed, err, "search")))
+	}
+	arr := v.(*goja.Object)
+	next := from + int64(len(list))
+	for k, x := range map[string]any{"total": total, "truncated": next < total, "next": next} {
+		if err := arr.DefineDataProperty(k, e.vm.ToValue(x), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			panic(e.jsError("Error", "search: "+err.Error(), fault.Wrap(fault.Crashed, err, "search")))
+		}
+	}
+	return arr
+}
 
 // toJS copies a host result (nil, bool, numbers, string, []any, []string, map[string]any) into
 // fresh JS values. Nothing else is accepted: no Go value is ever wrapped.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
@@ -46,8 +47,9 @@ func TestArgumentChecks(t *testing.T) {
 	e, h := newEngine(t, Config{})
 	for _, src := range []string{
 		`peek(context, 0)`,                  // too few
-		`search(context, "x", "i")`,         // too many
-		`peek("context", 0, 10)`,            // not the handle
+		`search(context, "x", "i")`,         // a string for from
+		`search(context, "x", 0, 1)`,        // too many
+		`peek(42, 0, 10)`,                   // not a handle or a name
 		`peek({}, 0, 10)`,                   // not the handle
 		`peek(context, "10", 5)`,            // string for int
 		`peek(context, 1.5, 5)`,             // not an integer
@@ -122,7 +124,7 @@ func TestHostErrors(t *testing.T) {
 }
 
 func TestFinal(t *testing.T) {
-	e, _ := newEngine(t, Config{MaxFinalBytes: 1000})
+	e, _ := newEngine(t, Config{Limits: engine.Limits{FinalChars: 1000}})
 	cases := []struct{ src, want string }{
 		{`FINAL("plain text")`, `plain text`},
 		{`FINAL(42)`, `42`},
@@ -150,9 +152,17 @@ func TestFinal(t *testing.T) {
 			t.Errorf("%s: final %v err %v, want %s", c.src, r.Final, r.Err, c.want)
 		}
 	}
+	// A string answer is recorded whole: its size is the caller's one check (CheckFinal).
+	if r := run(t, e, `FINAL("x".repeat(2000))`); r.Err != nil || r.Final == nil || len(r.Final.Value) != 2000 {
+		t.Errorf("a long string answer: final %v, err %v", r.Final, r.Err)
+	}
+	r := run(t, e, `FINAL({ rows: [..."x".repeat(2000)] })`)
+	if want := "the answer (FINAL or FINAL_VAR) is more than 1,000 characters, over the cap of 1,000"; r.Err == nil || !strings.Contains(r.Err.Error(), want) || !errors.Is(r.Err, fault.Limit) {
+		t.Errorf("an answer serialised past the cap: %v, want a limit error containing %q", r.Err, want)
+	}
 	for _, src := range []string{
 		`const o = {}; o.self = o; FINAL(o)`,
-		`FINAL("x".repeat(2000))`,
+		`FINAL([..."x".repeat(2000)])`, // 8,001 characters of JSON: the serialisation stops early
 		`FINAL(new Array(1e6))`,
 		`FINAL(undefined)`,
 		`FINAL(() => 1)`,
@@ -189,7 +199,7 @@ TypeError: t 1970-01-01T00:00:00.000Z Map(1) {"k" => 1} Set(1) {1}
 }
 
 func TestOutputCap(t *testing.T) {
-	e, _ := newEngine(t, Config{OutputCap: 10})
+	e, _ := newEngine(t, Config{Limits: engine.Limits{OutputChars: 10}})
 	r := mustRun(t, e, `print("é".repeat(25)); print("more")`)
 	if !r.Truncated || !strings.HasPrefix(r.Stdout, strings.Repeat("é", 10)+"\n[output truncated: 31 characters in total, the first 10 shown]") {
 		t.Errorf("got %q truncated=%v", r.Stdout, r.Truncated)
