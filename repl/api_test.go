@@ -203,7 +203,7 @@ func TestConfiguredLimits(t *testing.T) {
 			"chunk":  {`chunk(context, 10, 0)`, "more than 4; use size ≥"},
 			"output": {`import "strings"
 print(strings.Repeat("x", 30))`, strings.Repeat("x", 20) + "\n[output truncated: 31 characters in total, the first 20 shown]\n"},
-			"final":  {`FINAL("123456")`, "the answer (FINAL or FINAL_VAR) is 6 characters, over the cap of 5"},
+			"final": {`FINAL("123456")`, "the answer (FINAL or FINAL_VAR) is 6 characters, over the cap of 5"},
 		}
 		if lang == "js" {
 			cells["search"] = [2]string{`print(search(context, "INFO").length, search(context, "served")[0].line_text)`, "3 …0 served\n"}
