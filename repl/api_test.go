@@ -336,3 +336,15 @@ func TestSearchPrintedForm(t *testing.T) {
 		t.Errorf("a page holding every match has no note: %q", r.Stdout)
 	}
 }
+
+// TestJSLocalsNamedLikeHostGlobals: a declaration shadows a denied global name, across cells
+// too; a free use is still rejected. Before, `const frames = new Map()` was rejected with
+// "global-object: use of frames".
+func TestJSLocalsNamedLikeHostGlobals(t *testing.T) {
+	runCases(t, []cellCase{
+		{"declare", "js", `const frames = new Map(); frames.set("a", 1); const { module, exports } = { module: 2, exports: 3 }`, "", ""},
+		{"a later cell", "js", `frames.set("b", 2); print(frames.size, module + exports)`, "2 5\n", ""},
+		{"free", "js", `print(self)`, "", "global-object: use of self, which this cell does not declare"},
+		{"top-level var", "js", `var global = 1`, "", "a top-level var named global is a property of the global object"},
+	})
+}

@@ -54,9 +54,7 @@ func (c *checker) jsSource() *JSUnit {
 	}
 	u := &JSUnit{Program: prg, pos: c.pos}
 	j := &jsChecker{c: c, u: u}
-	for _, s := range prg.Body {
-		j.stmt(s)
-	}
+	j.program(prg)
 	return u
 }
 
@@ -90,18 +88,34 @@ func (c *checker) jsSyntax(err error) {
 }
 
 // jsChecker walks a goja AST. fn counts enclosing non-arrow functions and class bodies, where
-// `this` is not the global object.
+// `this` is not the global object; scope is the innermost scope (jsscope.go).
 type jsChecker struct {
-	c  *checker
-	u  *JSUnit
-	fn int
+	c     *checker
+	u     *JSUnit
+	fn    int
+	scope *jsScope
+}
+
+// program checks a cell in the script scope: the names earlier cells declared, then the cell's
+// own top-level declarations.
+func (j *jsChecker) program(prg *jsast.Program) {
+	s := j.push()
+	for _, name := range j.c.jsDeclared {
+		s.declareName(name, true)
+	}
+	s.declareVars(prg.Body, false)
+	s.declareLexical(prg.Body)
+	j.stmts(prg.Body)
+	j.pop()
 }
 
 func (j *jsChecker) stmt(s jsast.Statement) {
 	switch s := s.(type) {
 	case nil:
 	case *jsast.BlockStatement:
+		j.push().declareLexical(s.List)
 		j.stmts(s.List)
+		j.pop()
 	case *jsast.ExpressionStatement:
 		j.expr(s.Expression)
 	case *jsast.VariableStatement:
@@ -109,25 +123,29 @@ func (j *jsChecker) stmt(s jsast.Statement) {
 	case *jsast.LexicalDeclaration:
 		j.bindings(s.List)
 	case *jsast.FunctionDeclaration:
-		j.expr(s.Function)
+		if s.Function != nil && s.Function.Name != nil {
+			j.bind(s.Function.Name) // declared in this scope (declareLexical)
+		}
+		j.function(s.Function, fnDecl)
 	case *jsast.ClassDeclaration:
-		j.expr(s.Class)
+		j.class(s.Class)
 	case *jsast.IfStatement:
 		j.expr(s.Test)
 		j.stmt(s.Consequent)
 		j.stmt(s.Alternate)
 	case *jsast.ForStatement:
+		sc := j.push()
+		if l, ok := s.Initializer.(*jsast.ForLoopInitializerLexicalDecl); ok {
+			sc.declareList(l.LexicalDeclaration.List, true)
+		}
 		j.forInit(s.Initializer)
 		j.loop(s.For, s.Test, s.Body)
 		j.expr(s.Update)
+		j.pop()
 	case *jsast.ForInStatement:
-		j.forInto(s.Into)
-		j.expr(s.Source)
-		j.stmt(s.Body)
+		j.forIn(s.Into, s.Source, s.Body)
 	case *jsast.ForOfStatement:
-		j.forInto(s.Into)
-		j.expr(s.Source)
-		j.stmt(s.Body)
+		j.forIn(s.Into, s.Source, s.Body)
 	case *jsast.WhileStatement:
 		j.loop(s.While, s.Test, s.Body)
 	case *jsast.DoWhileStatement:
@@ -143,18 +161,26 @@ func (j *jsChecker) stmt(s jsast.Statement) {
 	case *jsast.TryStatement:
 		j.stmt(s.Body)
 		if s.Catch != nil {
-			j.target(s.Catch.Parameter)
+			sc := j.push()
+			boundNames(s.Catch.Parameter, func(id *jsast.Identifier) { sc.declare(id, true) })
+			j.pattern(s.Catch.Parameter)
 			j.stmt(s.Catch.Body)
+			j.pop()
 		}
 		if s.Finally != nil {
 			j.stmt(s.Finally)
 		}
 	case *jsast.SwitchStatement:
 		j.expr(s.Discriminant)
+		sc := j.push()
+		for _, cs := range s.Body {
+			sc.declareLexical(cs.Consequent)
+		}
 		for _, cs := range s.Body {
 			j.expr(cs.Test)
 			j.stmts(cs.Consequent)
 		}
+		j.pop()
 	case *jsast.LabelledStatement:
 		j.label(s.Label)
 		j.stmt(s.Statement)
@@ -173,7 +199,7 @@ func (j *jsChecker) expr(e jsast.Expression) {
 	switch e := e.(type) {
 	case nil:
 	case *jsast.Identifier:
-		j.ident(e)
+		j.ref(e)
 	case *jsast.ThisExpression:
 		if j.fn == 0 {
 			j.report(e.Idx, GlobalObject, "this outside a function is the global object")
@@ -231,7 +257,7 @@ func (j *jsChecker) expr(e jsast.Expression) {
 	case *jsast.RegExpLiteral:
 		j.regex(e.Idx, e.Pattern)
 	case *jsast.FunctionLiteral:
-		j.function(e)
+		j.function(e, fnExpr)
 	case *jsast.ArrowFunctionLiteral:
 		j.arrow(e)
 	case *jsast.ClassLiteral:
@@ -251,13 +277,17 @@ func (j *jsChecker) object(o *jsast.ObjectLiteral) {
 	for _, p := range o.Value {
 		switch p := p.(type) {
 		case *jsast.PropertyShort: // {x} reads the variable x
-			j.ident(&p.Name)
+			j.ref(&p.Name)
 			j.expr(p.Initializer)
 		case *jsast.PropertyKeyed:
 			if p.Computed {
 				j.expr(p.Key) // a computed key defines data; only its expression is checked
 			} else if name, ok := keyName(p.Key); ok && name == "__proto__" && p.Kind == jsast.PropertyKindValue {
 				j.report(p.Key.Idx0(), Prototype, "__proto__ key in an object literal sets the prototype")
+			}
+			if fn, ok := p.Value.(*jsast.FunctionLiteral); ok && p.Kind != jsast.PropertyKindValue {
+				j.function(fn, fnMethod) // a method, getter or setter binds no name
+				continue
 			}
 			j.expr(p.Value)
 		case *jsast.SpreadElement:
@@ -266,41 +296,85 @@ func (j *jsChecker) object(o *jsast.ObjectLiteral) {
 	}
 }
 
-func (j *jsChecker) function(f *jsast.FunctionLiteral) {
-	if f.Name != nil {
-		j.ident(f.Name)
+// How a function literal occurs: a named function expression binds its name inside itself; a
+// declaration's name is bound in the enclosing scope; a method binds none.
+const (
+	fnExpr = iota
+	fnDecl
+	fnMethod
+)
+
+func (j *jsChecker) function(f *jsast.FunctionLiteral, kind int) {
+	if f == nil {
+		return
+	}
+	if f.Name != nil && kind == fnExpr {
+		j.push().declare(f.Name, true)
+		defer j.pop()
+		j.bind(f.Name)
 	}
 	j.fn++
-	j.params(f.ParameterList)
-	j.stmt(f.Body)
+	var body []jsast.Statement
+	if f.Body != nil {
+		body = f.Body.List
+	}
+	j.functionBody(f.ParameterList, body)
 	j.fn--
 }
 
-func (j *jsChecker) arrow(f *jsast.ArrowFunctionLiteral) {
-	j.params(f.ParameterList)
-	switch b := f.Body.(type) {
-	case *jsast.BlockStatement:
-		j.stmt(b)
-	case *jsast.ExpressionBody:
-		j.expr(b.Expression)
-	}
+// functionBody checks parameters in a scope of their own, then the body in a scope with its var
+// and top-level lexical declarations.
+func (j *jsChecker) functionBody(p *jsast.ParameterList, body []jsast.Statement) {
+	j.paramScope(p)
+	bs := j.push()
+	bs.declareVars(body, true)
+	bs.declareLexical(body)
+	j.stmts(body)
+	j.pop()
+	j.pop()
 }
 
-func (j *jsChecker) params(p *jsast.ParameterList) {
+// paramScope pushes the scope of a parameter list, checks the parameters in it and leaves it
+// pushed.
+func (j *jsChecker) paramScope(p *jsast.ParameterList) {
+	ps := j.push()
 	if p == nil {
 		return
 	}
+	ps.declareList(p.List, true)
+	boundNames(p.Rest, func(id *jsast.Identifier) { ps.declare(id, true) })
 	j.bindings(p.List)
-	j.target(p.Rest)
+	j.pattern(p.Rest)
+}
+
+func (j *jsChecker) arrow(f *jsast.ArrowFunctionLiteral) {
+	switch b := f.Body.(type) {
+	case *jsast.BlockStatement:
+		j.functionBody(f.ParameterList, b.List)
+	case *jsast.ExpressionBody:
+		j.paramScope(f.ParameterList)
+		j.expr(b.Expression)
+		j.pop()
+	default:
+		j.paramScope(f.ParameterList)
+		j.pop()
+	}
 }
 
 func (j *jsChecker) class(c *jsast.ClassLiteral) {
+	if c == nil {
+		return
+	}
+	cs := j.push()
+	defer j.pop()
 	if c.Name != nil {
-		j.ident(c.Name)
+		cs.declare(c.Name, true)
+		j.bind(c.Name)
 	}
 	j.expr(c.SuperClass)
-	// Computed keys and the superclass run in the enclosing scope (where this may be the global
-	// object); initializers, methods and static blocks run with this bound to the class or instance.
+	// Computed keys and the superclass run in the enclosing function (where this may be the
+	// global object); initializers, methods and static blocks run with this bound to the class
+	// or instance.
 	for _, el := range c.Body {
 		switch el := el.(type) {
 		case *jsast.FieldDefinition:
@@ -308,9 +382,11 @@ func (j *jsChecker) class(c *jsast.ClassLiteral) {
 			j.inFunction(func() { j.expr(el.Initializer) })
 		case *jsast.MethodDefinition:
 			j.classKey(el.Key, el.Computed)
-			j.inFunction(func() { j.expr(el.Body) })
+			j.function(el.Body, fnMethod)
 		case *jsast.ClassStaticBlock:
-			j.inFunction(func() { j.stmt(el.Block) })
+			if el.Block != nil {
+				j.inFunction(func() { j.functionBody(nil, el.Block.List) })
+			}
 		}
 	}
 }
@@ -338,10 +414,72 @@ func (j *jsChecker) classKey(key jsast.Expression, computed bool) {
 	}
 }
 
+// bindings checks declarations: their names are bindings, their initializers expressions.
 func (j *jsChecker) bindings(list []*jsast.Binding) {
 	for _, b := range list {
-		j.target(b)
+		j.pattern(b)
 	}
+}
+
+// pattern checks a binding pattern: the names it declares (bind), the keys it reads and its
+// default values.
+func (j *jsChecker) pattern(e jsast.Expression) {
+	switch e := e.(type) {
+	case nil:
+	case *jsast.Identifier:
+		j.bind(e)
+	case *jsast.Binding:
+		j.pattern(e.Target)
+		j.expr(e.Initializer)
+	case *jsast.ObjectPattern:
+		for _, p := range e.Properties {
+			switch p := p.(type) {
+			case *jsast.PropertyShort: // {constructor} = f reads f.constructor
+				j.patternKey(p.Name.Idx, string(p.Name.Name), j.escapedAt(p.Name.Idx))
+				j.bind(&p.Name)
+				j.expr(p.Initializer)
+			case *jsast.PropertyKeyed:
+				j.patternKeyed(p)
+				j.pattern(p.Value)
+			case *jsast.SpreadElement:
+				j.pattern(p.Expression)
+			}
+		}
+		j.pattern(e.Rest)
+	case *jsast.ArrayPattern:
+		for _, el := range e.Elements {
+			j.pattern(el)
+		}
+		j.pattern(e.Rest)
+	case *jsast.AssignExpression: // a default value: {a = 1} or [a = 1]
+		j.pattern(e.Left)
+		j.expr(e.Right)
+	default:
+		j.expr(e)
+	}
+}
+
+// patternKeyed checks the key a keyed pattern property reads.
+func (j *jsChecker) patternKeyed(p *jsast.PropertyKeyed) {
+	if p.Computed {
+		j.expr(p.Key)
+		j.computed(p.Key, PatternDenied, "destructured computed key")
+	} else if name, ok := keyName(p.Key); ok {
+		j.patternKey(p.Key.Idx0(), name, j.keyEscaped(p.Key))
+	}
+}
+
+// forIn checks a for-in or for-of loop: a let or const head is scoped to the loop, source
+// included (its names are in their temporal dead zone there).
+func (j *jsChecker) forIn(into jsast.ForInto, source jsast.Expression, body jsast.Statement) {
+	sc := j.push()
+	if d, ok := into.(*jsast.ForDeclaration); ok {
+		boundNames(d.Target, func(id *jsast.Identifier) { sc.declare(id, true) })
+	}
+	j.forInto(into)
+	j.expr(source)
+	j.stmt(body)
+	j.pop()
 }
 
 func (j *jsChecker) forInit(init jsast.ForLoopInitializer) {
@@ -358,15 +496,16 @@ func (j *jsChecker) forInit(init jsast.ForLoopInitializer) {
 func (j *jsChecker) forInto(into jsast.ForInto) {
 	switch i := into.(type) {
 	case *jsast.ForIntoVar:
-		j.target(i.Binding)
+		j.pattern(i.Binding)
 	case *jsast.ForDeclaration:
-		j.target(i.Target)
+		j.pattern(i.Target)
 	case *jsast.ForIntoExpression:
 		j.target(i.Expression)
 	}
 }
 
-// target checks the left side of a binding or assignment, including destructuring patterns.
+// target checks the left side of an assignment, including destructuring patterns: its names
+// are references.
 func (j *jsChecker) target(e jsast.Expression) {
 	switch e := e.(type) {
 	case *jsast.Binding:
@@ -394,15 +533,10 @@ func (j *jsChecker) patternProperty(p jsast.Property) {
 	switch p := p.(type) {
 	case *jsast.PropertyShort: // {constructor} = f reads f.constructor
 		j.patternKey(p.Name.Idx, string(p.Name.Name), j.escapedAt(p.Name.Idx))
-		j.ident(&p.Name)
+		j.ref(&p.Name)
 		j.expr(p.Initializer)
 	case *jsast.PropertyKeyed:
-		if p.Computed {
-			j.expr(p.Key)
-			j.computed(p.Key, PatternDenied, "destructured computed key")
-		} else if name, ok := keyName(p.Key); ok {
-			j.patternKey(p.Key.Idx0(), name, j.keyEscaped(p.Key))
-		}
+		j.patternKeyed(p)
 		j.target(p.Value)
 	case *jsast.SpreadElement:
 		j.target(p.Expression)

@@ -51,18 +51,47 @@ func keyName(key jsast.Expression) (string, bool) {
 
 func isUnderscored(name string) bool { return len(name) > 1 && name[0] == '_' }
 
-// ident checks an identifier that is referenced or bound.
-func (j *jsChecker) ident(id *jsast.Identifier) {
+// ref checks an identifier that is referenced (read, called or assigned): a denied global is
+// rejected unless a declaration of the cell's own shadows it (jsscope.go).
+func (j *jsChecker) ref(id *jsast.Identifier) {
 	name := string(id.Name)
 	rule, denied := j.c.pol.jsGlobals()[name]
 	switch {
 	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
 		j.report(id.Idx, EscapedName, fmt.Sprintf("identifier %s spelled with escapes", name))
-	case denied:
+	case denied && shadowable(rule) && !j.shadowed(name):
+		j.report(id.Idx, rule, fmt.Sprintf("use of %s, which this cell does not declare: undeclared, it names the host's %s; declare your own (const %s = ...) or choose another name",
+			name, hostWhat(rule), name))
+	case denied && !shadowable(rule):
 		j.report(id.Idx, rule, fmt.Sprintf("use of %s", name))
 	case isUnderscored(name):
 		j.report(id.Idx, Underscore, fmt.Sprintf("identifier %s", name))
 	}
+}
+
+// bind checks an identifier that a declaration binds. A denied global may be declared where the
+// declaration shadows it; a var at the script level does not (it is the global object's
+// property), and the names of the other rules may never be declared.
+func (j *jsChecker) bind(id *jsast.Identifier) {
+	name := string(id.Name)
+	rule, denied := j.c.pol.jsGlobals()[name]
+	switch {
+	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
+		j.report(id.Idx, EscapedName, fmt.Sprintf("identifier %s spelled with escapes", name))
+	case denied && !shadowable(rule):
+		j.report(id.Idx, rule, fmt.Sprintf("use of %s", name))
+	case denied && !j.shadowed(name):
+		j.report(id.Idx, rule, fmt.Sprintf("a top-level var named %s is a property of the global object, not a variable of its own; declare it with let or const", name))
+	case isUnderscored(name):
+		j.report(id.Idx, Underscore, fmt.Sprintf("identifier %s", name))
+	}
+}
+
+func hostWhat(r Rule) string {
+	if r == GlobalObject {
+		return "global object"
+	}
+	return "runtime's module system or process"
 }
 
 func (j *jsChecker) label(id *jsast.Identifier) {

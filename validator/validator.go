@@ -180,16 +180,24 @@ func ParseOnly() Option {
 	return func(c *checker) { c.parseOnly = true }
 }
 
+// JSDeclared names the top-level variables that earlier cells of a session declared: a later
+// cell may use them although it does not declare them itself, as in a REPL. A denied global
+// (self, module, ...) named here is the session's own variable, not the host's.
+func JSDeclared(names []string) Option {
+	return func(c *checker) { c.jsDeclared = names }
+}
+
 // checker collects findings for one source.
 type checker struct {
-	lang      Lang
-	src       []byte
-	pol       *Policy
-	pos       positioner
-	fset      *token.FileSet
-	parseOnly bool
-	found     []Finding
-	seen      map[string]bool
+	jsDeclared []string // see JSDeclared
+	lang       Lang
+	src        []byte
+	pol        *Policy
+	pos        positioner
+	fset       *token.FileSet
+	parseOnly  bool
+	found      []Finding
+	seen       map[string]bool
 }
 
 func (c *checker) init(lang Lang, filename string, src []byte, p *Policy) {

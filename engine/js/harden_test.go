@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // Every cell here runs with the validator off (ParseOnly): the runtime alone must hold.
@@ -203,5 +204,24 @@ print(n > 400 ? "walked" : "walked only " + n, bad.slice(0, 10).join("; ") || "a
 `)
 	if r.Stdout != "walked all frozen\n" {
 		t.Errorf("got %s", r.Stdout)
+	}
+}
+
+// TestDeniedNamesAreNotGlobals: no name the validator denies is a global of the hardened
+// runtime. The validator lets a cell shadow self, module, ... with a declaration of its own;
+// a top-level declaration compiles to a global property (see compile), which must then be a
+// new one, never a host object's.
+func TestDeniedNamesAreNotGlobals(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	g := e.vm.GlobalObject()
+	for name := range (validator.Policy{}).Effective().JS.DeniedGlobals {
+		if g.Get(name) != nil {
+			t.Errorf("%s is a global of the hardened runtime", name)
+		}
+	}
+	mustRun(t, e, "const frames = new Map([[1, 2]]);\nconst module = { exports: 3 };\nfunction process(x) { return x + 1 }")
+	r := mustRun(t, e, "print(frames.get(1), module.exports, process(1))")
+	if r.Stdout != "2 3 2\n" {
+		t.Errorf("got %q", r.Stdout)
 	}
 }
