@@ -1,9 +1,13 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang"
@@ -63,7 +67,10 @@ func (r finalCap) Run(ctx context.Context, src []byte, validate bool) engine.Res
 type jsRunner struct{ e *js.Engine }
 
 func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Result {
-	res, err := validator.Validate(validator.JS, "cell.js", src, validator.Policy{}, parseOpts(validate)...)
+	// The session's top-level variables are in scope: a cell may use frames, declared by an
+	// earlier cell, although the name is a denied global where it is free.
+	opts := append(parseOpts(validate), validator.JSDeclared(r.e.Vars()))
+	res, err := validator.Validate(validator.JS, "cell.js", src, validator.Policy{}, opts...)
 	if err != nil {
 		return engine.Result{Err: err}
 	}
@@ -112,4 +119,62 @@ func rejection(l validator.List) error {
 		}
 	}
 	return fault.New(kind, "%s", strings.Join(lines, "\n"))
+}
+
+// interpreterFrames mark a goroutine that runs model code, or was started by it: yaegi runs Go
+// cells (and the goroutines they start) in its interpreter; goja runs JS on the calling
+// goroutine and cannot start one.
+var interpreterFrames = [][]byte{[]byte("github.com/traefik/yaegi/interp."), []byte("github.com/dop251/goja.")}
+
+// interpreterGoroutines returns the IDs of the goroutines whose stack, or whose creator, lies in
+// an interpreter. Goroutines of libraries that run no model code, such as the clock regexp2
+// keeps for match timeouts (started by a JS regex with a lookahead, and alive for a second
+// after), are not among them.
+func interpreterGoroutines() map[int64]bool {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	ids := map[int64]bool{}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		rest, ok := bytes.CutPrefix(g, []byte("goroutine "))
+		if !ok {
+			continue
+		}
+		end := bytes.IndexByte(rest, ' ')
+		id, err := strconv.ParseInt(string(rest[:max(end, 0)]), 10, 64)
+		if err != nil {
+			continue
+		}
+		for _, f := range interpreterFrames {
+			if bytes.Contains(g, f) {
+				ids[id] = true
+				break
+			}
+		}
+	}
+	return ids
+}
+
+// leftRunning reports whether the cell left model code running: a goroutine of an interpreter
+// that was not there before the cell, after giving the engine's own per-cell goroutines a
+// moment to end (a Go cell stopped at its deadline inside a long native call goes on until
+// the call returns, for one).
+func leftRunning(before map[int64]bool) bool {
+	for i := 0; i < 20; i++ {
+		left := false
+		for id := range interpreterGoroutines() {
+			left = left || !before[id]
+		}
+		if !left {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"time"
 
@@ -176,7 +175,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 		ctx, cancel = context.WithTimeout(ctx, cfg.SoftTimeout)
 		defer cancel()
 	}
-	before := runtime.NumGoroutine()
+	before := interpreterGoroutines()
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	bg := leftRunning(before)
 	vars := runner.Vars()
@@ -194,18 +193,6 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
 		Err: errorInfoOf(r.Err), Vars: vars, Background: bg, Rebuild: r.Rebuild || bg,
 	}, journal, &log
-}
-
-// leftRunning reports whether more goroutines run than before the cell, after giving the
-// engine's own per-cell goroutines a moment to end.
-func leftRunning(before int) bool {
-	for i := 0; i < 20; i++ {
-		if runtime.NumGoroutine() <= before {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return true
 }
 
 func finalValue(f *engine.Final) *string {
