@@ -17,10 +17,12 @@ const blockSize = 32 << 10
 // Block k starts at byte starts[k], the first character boundary at or after
 // k*blockSize; chars[k] and lines[k] count the characters and '\n' bytes
 // before it. The arrays end with a sentinel for the end of the data.
+// ascii[k] says block k holds ASCII bytes only: its text needs no decoding.
 type index struct {
 	starts []int64
 	chars  []int64
 	lines  []int64
+	ascii  []bool
 }
 
 const hiBits = 0x8080808080808080
@@ -28,7 +30,13 @@ const hiBits = 0x8080808080808080
 // countChars counts characters the way this package defines them: one per
 // valid UTF-8 sequence, one per byte of anything else.
 func countChars(b []byte) int {
-	n, i := 0, 0
+	n, _ := countCharsASCII(b)
+	return n
+}
+
+// countCharsASCII is countChars, and whether b holds ASCII bytes only.
+func countCharsASCII(b []byte) (int, bool) {
+	n, i, ascii := 0, 0, true
 	for i < len(b) {
 		if i+16 <= len(b) && (binary.LittleEndian.Uint64(b[i:])|binary.LittleEndian.Uint64(b[i+8:]))&hiBits == 0 {
 			n += 16
@@ -43,8 +51,9 @@ func countChars(b []byte) int {
 		_, w := utf8.DecodeRune(b[i:])
 		n++
 		i += w
+		ascii = false
 	}
-	return n
+	return n, ascii
 }
 
 // skipChars returns the number of bytes that the first n characters of b
@@ -100,6 +109,7 @@ func buildIndex(data []byte, workers int) (*index, error) {
 		starts: make([]int64, nb+1),
 		chars:  make([]int64, nb+1),
 		lines:  make([]int64, nb+1),
+		ascii:  make([]bool, nb+1),
 	}
 	x.starts[nb] = int64(len(data))
 	if workers > nb {
@@ -121,7 +131,8 @@ func buildIndex(data []byte, workers int) (*index, error) {
 					x.starts[k] = int64(start)
 					b := data[start:end]
 					start = end
-					x.chars[k+1] = int64(countChars(b))
+					n, ascii := countCharsASCII(b)
+					x.chars[k+1], x.ascii[k] = int64(n), ascii
 					x.lines[k+1] = int64(bytes.Count(b, nl))
 				}
 			})
@@ -169,8 +180,26 @@ func (x *index) byteAt(data []byte, off int64) int {
 		return len(data)
 	}
 	start := int(x.starts[k])
+	if x.chars[k+1]-x.chars[k] == x.starts[k+1]-x.starts[k] {
+		// Every byte of the block is a character (ASCII, or an invalid byte): no scan.
+		return start + int(off-x.chars[k])
+	}
 	nb, _ := skipChars(data[start:x.starts[k+1]], int(off-x.chars[k]))
 	return start + nb
+}
+
+// text returns the characters in bytes [lo, hi) as a string: a copy, decoded
+// (see decodeText) unless the blocks it spans hold ASCII bytes only.
+func (x *index) text(data []byte, lo, hi int) string {
+	if lo >= hi {
+		return ""
+	}
+	for k, last := x.block(lo), x.block(hi-1); k <= last; k++ {
+		if !x.ascii[k] {
+			return decodeText(data[lo:hi])
+		}
+	}
+	return string(data[lo:hi])
 }
 
 // decodeText copies b into a string, each invalid byte becoming U+FFFD, so

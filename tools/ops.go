@@ -115,9 +115,7 @@ func (d *Doc) peek(off, n int64) (Slice, error) {
 	end := min(off+n, length)
 	var text string
 	err := guard(func() {
-		bs := d.idx.byteAt(d.data, off)
-		nb, _ := skipChars(d.data[bs:], int(end-off))
-		text = decodeText(d.data[bs : bs+nb])
+		text = d.idx.text(d.data, d.idx.byteAt(d.data, off), d.idx.byteAt(d.data, end))
 	})
 	if err != nil {
 		return Slice{}, err
