@@ -22,6 +22,11 @@
 // is dropped, with the variables it held named. A worker that dies more than MaxRestarts times
 // within RestartWindow marks the session degraded, and restarts back off as min(2^n s, 300 s).
 //
+// The model-facing caps are Options.Limits (engine.Limits): the worker gets them at init and
+// applies them to the context and file tools, the output and the answer (FINAL and FINAL_VAR,
+// one check for both languages in the runner). Context operations are not counted; the file
+// tools (read_file, list_dir, file_info, grep) share Limits.FileCalls per session.
+//
 // The parent trusts nothing the worker sends. It bounds every answer, and it serves host calls
 // concurrently, so that the hard deadline holds while a sub-call runs (SECURITY.md, "The
 // parent's resource bounds").

@@ -10,9 +10,12 @@
 // semantics): a later cell, or the same cell run again after it failed, may declare the same
 // name, and no binding is left in its temporal dead zone. The costs: a top-level const can be
 // reassigned, and a top-level binding read before its declaration is undefined. Blocks and
-// functions keep their normal scoping. A top-level declaration of a built-in or API name (let
-// count = 0) is refused before the cell runs, with a message naming the clash. Promise jobs run
-// before Exec returns; a rejection nobody handled by then fails the cell.
+// functions keep their normal scoping. A top-level declaration of a built-in's name, or of
+// context, ctxN, console, print, FINAL, llm_query or a file tool, is refused before the cell runs,
+// with a message naming the clash. The context tools' names (length, peek, text, search, count,
+// chunk) are what models call their own data (let count = 0): a top-level declaration of one
+// hides the function for the session, and a later call of it fails with a message that says so.
+// Promise jobs run before Exec returns; a rejection nobody handled by then fails the cell.
 //
 // # Hardening prelude
 //
@@ -31,7 +34,8 @@
 //     generator, async function, typed array prototypes) is frozen, through properties,
 //     accessors and prototypes; the API functions, console and the context handle too. This
 //     walk, and the next step, run in Go (freezeIntrinsics) on goja's own Object functions.
-//   - Every global binding is made read-only: no cell can replace JSON, print or Map.
+//   - Every global binding is made read-only: no cell can replace JSON, print or Map. The
+//     context tools' bindings stay writable (see Cells); their function objects are frozen.
 //   - Override taming: a few data properties that ordinary code assigns on its own objects
 //     (Error name/message/toString/constructor, Object.prototype's constructor/toString/valueOf/
 //     ..., Function and Array toString) become accessors whose setter defines an own property
@@ -41,12 +45,20 @@
 //
 // The globals are generated from engine.API. Host functions are Go closures: each argument is
 // converted to Go exactly once before anything checks it (a toString that changes its answer
-// gets one call), strictly by the parameter's type (the `context` handle by identity, integers
+// gets one call), strictly by the parameter's type (a context handle by identity, or a context's
+// name as a string, "ctx1"; integers
 // from numbers only, strings by one ToString, a RegExp passed as a regex as its source with
 // (?ims) flags); results are copied into fresh JS objects from plain data only (nil, bool,
 // numbers, string, []any, []string, map[string]any); a Go panic becomes a JS exception; a host
 // error becomes an Error with the host's message and a `kind` property, and fails the cell with
-// the host's kind when uncaught. The handle passes to the host as ContextArg.
+// the host's kind when uncaught. The `context` handle (and ctx0, the same object) passes to the
+// host as ContextArg, ctx1, ctx2, … (Config.Contexts of them) as their names. search returns an
+// array of its page's matches that also has total, truncated and next; print adds a note to one
+// that does not hold every match ("200 of 1,513 matches shown ...").
+//
+// An answer's size is checked by the caller (engine.Limits.CheckFinal, in the REPL's runner),
+// once for both languages; the JS serialisation of a non-string answer stops past four bytes a
+// character of Limits.FinalChars, so that its memory stays bounded, with the same message.
 //
 // FINAL and print never call JSON.stringify, toJSON or toString: the value is walked in Go
 // (format.go). FINAL keeps a string as it is and writes anything else as JSON, with the
