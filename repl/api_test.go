@@ -341,7 +341,7 @@ func TestJSLocalsNamedLikeHostGlobals(t *testing.T) {
 	runCases(t, []cellCase{
 		{"declare", "js", `const frames = new Map(); frames.set("a", 1); const { module, exports } = { module: 2, exports: 3 }`, "", ""},
 		{"a later cell", "js", `frames.set("b", 2); print(frames.size, module + exports)`, "2 5\n", ""},
-		{"free", "js", `print(self)`, "", "global-object: use of self, which this cell does not declare"},
-		{"top-level var", "js", `var global = 1`, "", "a top-level var named global is a property of the global object"},
+		{"free", "js", `print(self)`, "", "global-object: use of self, which this cell does not declare (free, it is the host's global object"},
+		{"top-level var", "js", `var global = 1`, "", "a top-level var named global is the global object's property"},
 	})
 }

@@ -60,7 +60,7 @@ func (j *jsChecker) ref(id *jsast.Identifier) {
 	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
 		j.report(id.Idx, EscapedName, fmt.Sprintf("identifier %s spelled with escapes", name))
 	case denied && shadowable(rule) && !j.shadowed(name):
-		j.report(id.Idx, rule, fmt.Sprintf("use of %s, which this cell does not declare: undeclared, it names the host's %s; declare your own (const %s = ...) or choose another name",
+		j.report(id.Idx, rule, fmt.Sprintf("use of %s, which this cell does not declare (free, it is the host's %s; to use the name for your own variable, declare it: const %s = ...)",
 			name, hostWhat(rule), name))
 	case denied && !shadowable(rule):
 		j.report(id.Idx, rule, fmt.Sprintf("use of %s", name))
@@ -81,7 +81,7 @@ func (j *jsChecker) bind(id *jsast.Identifier) {
 	case denied && !shadowable(rule):
 		j.report(id.Idx, rule, fmt.Sprintf("use of %s", name))
 	case denied && !j.shadowed(name):
-		j.report(id.Idx, rule, fmt.Sprintf("a top-level var named %s is a property of the global object, not a variable of its own; declare it with let or const", name))
+		j.report(id.Idx, rule, fmt.Sprintf("a top-level var named %s is the global object's property, not a variable of its own (declare it with let or const)", name))
 	case isUnderscored(name):
 		j.report(id.Idx, Underscore, fmt.Sprintf("identifier %s", name))
 	}
@@ -91,7 +91,7 @@ func hostWhat(r Rule) string {
 	if r == GlobalObject {
 		return "global object"
 	}
-	return "runtime's module system or process"
+	return "module system or process"
 }
 
 func (j *jsChecker) label(id *jsast.Identifier) {

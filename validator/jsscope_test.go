@@ -108,8 +108,8 @@ func TestJSDeclared(t *testing.T) {
 // TestJSFreeUseMessage: the message for a free use and for a top-level var tells the fix.
 func TestJSFreeUseMessage(t *testing.T) {
 	for src, want := range map[string]string{
-		"frames.set(1, 2)": "cell.js:1:1: global-object: use of frames, which this cell does not declare: undeclared, it names the host's global object; declare your own (const frames = ...) or choose another name",
-		"var module = 1":   "cell.js:1:5: host-access: a top-level var named module is a property of the global object, not a variable of its own; declare it with let or const",
+		"frames.set(1, 2)": "cell.js:1:1: global-object: use of frames, which this cell does not declare (free, it is the host's global object; to use the name for your own variable, declare it: const frames = ...)",
+		"var module = 1":   "cell.js:1:5: host-access: a top-level var named module is the global object's property, not a variable of its own (declare it with let or const)",
 	} {
 		res, _ := validator.Validate(validator.JS, "cell.js", []byte(src), validator.Policy{})
 		if len(res.Findings) != 1 || !strings.HasPrefix(res.Findings[0].Error(), want) {
