@@ -60,8 +60,7 @@ func (j *jsChecker) ref(id *jsast.Identifier) {
 	case (denied || isUnderscored(name)) && j.escapedAt(id.Idx):
 		j.report(id.Idx, EscapedName, fmt.Sprintf("identifier %s spelled with escapes", name))
 	case denied && shadowable(rule) && !j.shadowed(name):
-		j.report(id.Idx, rule, fmt.Sprintf("use of %s, which this cell does not declare (free, it is the host's %s; to use the name for your own variable, declare it: const %s = ...)",
-			name, hostWhat(rule), name))
+		j.report(id.Idx, rule, freeUse(name, rule))
 	case denied && !shadowable(rule):
 		j.report(id.Idx, rule, fmt.Sprintf("use of %s", name))
 	case isUnderscored(name):
@@ -87,11 +86,13 @@ func (j *jsChecker) bind(id *jsast.Identifier) {
 	}
 }
 
-func hostWhat(r Rule) string {
+// freeUse is the finding for a free use of a shadowable name: what it names, and for a global
+// object's name (self, frames, ...), that a declaration of one's own may take the name.
+func freeUse(name string, r Rule) string {
 	if r == GlobalObject {
-		return "global object"
+		return fmt.Sprintf("use of %s, which this cell does not declare (free, it is the host's global object; to use the name for your own variable, declare it: const %s = ...)", name, name)
 	}
-	return "module system or process"
+	return fmt.Sprintf("use of %s, which this cell does not declare (free, it is the host's module system or process)", name)
 }
 
 func (j *jsChecker) label(id *jsast.Identifier) {
