@@ -120,7 +120,7 @@ func (m contextMeta) firstMessage(question string) string {
 	for i, d := range m.docs {
 		handle := d.Name
 		if i == 0 {
-			handle = "context (also \"ctx0\")"
+			handle = "context (also ctx0)"
 		}
 		fmt.Fprintf(&b, "Context file %s: %s, %d characters, %d lines, %d bytes. In code: %s.\n",
 			d.Name, filepath.Base(d.Path), d.Chars, d.Lines, d.Bytes, handle)
