@@ -104,6 +104,7 @@ func TestFileResultsJournalIsBounded(t *testing.T) {
 	}
 	o.Roots = []string{dir}
 	o.CellTimeout = 30 * time.Second // a slow machine (or -race) must not time the reads out
+	o.Limits.FileCalls = 1000        // the default budget (50 file-tool calls) would stop the reads first
 	s := open(t, o)
 	before := heapAlloc()
 	r := run(t, s, fmt.Sprintf(`let n = 0; try { for (let i = 0; i < 1000; i++) { read_file(%q); n++ } } catch (e) { print(n, e.message) }`, filepath.Join(dir, "notes.txt")))
