@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/traefik/yaegi/interp"
 
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -99,12 +102,18 @@ func BenchmarkWordCount5MB(b *testing.B) {
 }
 
 // bindText defines the global text in the engine (a test helper: cells cannot receive host
-// strings this large through peek).
+// strings this large through peek): a cell declares it, and engine-written code in a file of
+// its own sets it from a test package.
 func (e *Engine) bindText(text string) error {
-	e.stashValues(&text)
-	c := &cell{e: e, u: &validator.GoUnit{Fset: e.FileSet()}}
-	if err := c.runSource(context.Background(), "bench.go", "package main\nvar text string\n", false); err != nil {
+	res, err := validator.Validate(validator.Go, "cell.go", []byte("var text string"), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+	if err != nil {
 		return err
 	}
-	return c.runSource(context.Background(), "bench.go", "package main; func _() { text = *_take(0).(*string) }", true)
+	if r := e.Exec(context.Background(), res.Go); r.Err != nil {
+		return r.Err
+	}
+	if err := e.it.Use(interp.Exports{"benchdata/benchdata": {"Text": reflect.ValueOf(&text).Elem()}}); err != nil {
+		return err
+	}
+	return e.load("bench.go", "package main\n\nimport \"benchdata\"\n\nfunc init() { text = benchdata.Text }\n")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -52,10 +53,9 @@ func isCompileError(err error) bool {
 
 // cell runs the parts of one unit.
 type cell struct {
-	e       *Engine
-	u       *validator.GoUnit
-	marks   []token.Pos // the top-level statements' positions (see desugarer.body)
-	structs []string    // names of the struct types declared so far (see typeNamer)
+	e     *Engine
+	u     *validator.GoUnit
+	marks []token.Pos // the top-level statements' positions (see desugarer.body)
 }
 
 // decls compiles and runs the unit's declarations, skipping imports this file name already has
@@ -104,6 +104,29 @@ func importKey(file string, s *ast.ImportSpec) string {
 	}
 	path, _ := strconv.Unquote(s.Path.Value)
 	return file + "\x00" + name + "\x00" + path
+}
+
+// stmts compiles and runs a snippet's statements (at top level).
+func (c *cell) stmts(ctx context.Context, list []ast.Stmt) error {
+	if len(list) == 0 {
+		return nil
+	}
+	b := &ast.BlockStmt{Lbrace: list[0].Pos(), List: list, Rbrace: list[len(list)-1].End()}
+	return c.run(ctx, b, b)
+}
+
+// typeError turns the type checker's errors into the cell's compile error: the first at its
+// position, the others on their own lines after it.
+func typeError(u *validator.GoUnit, err error) error {
+	var l typecheck.List
+	if !errors.As(err, &l) || len(l) == 0 {
+		return &Error{Kind: fault.Code, Msg: err.Error(), Err: err, compile: true}
+	}
+	e := &Error{Kind: fault.Code, Pos: u.Position(l[0].Pos), Msg: l[0].Msg, compile: true}
+	for _, x := range l[1:] {
+		e.Msg += "\n" + u.Position(x.Pos).String() + ": " + x.Msg
+	}
+	return e
 }
 
 // run compiles n and executes it. src is the part of the unit n comes from, used to map

@@ -97,10 +97,6 @@ func _defer(f func()) { rlmhost.Defer(f) }
 
 func _runDefers() { rlmhost.RunDefers() }
 
-func _stash(ptrs ...any) { rlmhost.Stash(ptrs...) }
-
-func _take(i int) any { return rlmhost.Take(i) }
-
 func _seq1[T any](seq func(func(T) bool)) []T {
 	var out []T
 	seq(func(v T) bool {

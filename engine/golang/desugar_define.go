@@ -1,0 +1,185 @@
+package golang
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// yaegi v0.16.1 types a top-level variable from its initial value in a global analysis that
+// fails when the value indexes or selects from a call's result (parts := strings.Split(s, ","),
+// x := parts[0] gives "constant definition loop"), and it gives a package-level variable
+// initialised by a generic function call its zero value. With the types known, every top-level
+// variable is declared with its type written out, and assigned in a function literal:
+//
+//	x, err := f()      ->  var x T; func() { x, err = f() }()
+//
+// A variable an earlier cell declared with the same type is only assigned (x := x + 1 then
+// means what it says). When a type cannot be written at that place, the statement is left as
+// it is.
+
+// topDefine rewrites a snippet's top-level := or var statement into the assignment it
+// returns, adding the declarations it needs to the unit's package-level declarations (yaegi
+// compiles a generic type in a var statement at top level wrongly, and at package level right);
+// nil when it does not apply.
+func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
+	if d.tc == nil {
+		return nil
+	}
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if s.Tok != token.DEFINE {
+			return nil
+		}
+		decls, ok := d.declare(s.Lhs, s.Rhs, nil)
+		if !ok {
+			return nil
+		}
+		d.exprs(s.Rhs)
+		d.addDecls(decls)
+		return []ast.Stmt{wrapInFunc(&ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs})}
+	case *ast.DeclStmt:
+		g, ok := s.Decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			return nil
+		}
+		var decls []ast.Spec
+		var out []ast.Stmt
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) == 0 {
+				decls = append(decls, vs)
+				continue
+			}
+			lhs := make([]ast.Expr, len(vs.Names))
+			for i, n := range vs.Names {
+				lhs[i] = n
+			}
+			specs, ok := d.declare(lhs, vs.Values, vs.Type)
+			if !ok {
+				return nil
+			}
+			d.exprs(vs.Values)
+			decls = append(decls, specs...)
+			out = append(out, wrapInFunc(&ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values}))
+		}
+		d.addDecls(decls)
+		if len(out) == 0 {
+			out = []ast.Stmt{&ast.EmptyStmt{Semicolon: s.Pos(), Implicit: true}}
+		}
+		return out
+	}
+	return nil
+}
+
+// addDecls adds var declarations to the unit's package-level declarations.
+func (d *desugarer) addDecls(specs []ast.Spec) {
+	if len(specs) == 0 {
+		return
+	}
+	pos := specs[0].Pos()
+	d.u.Decls.Decls = append(d.u.Decls.Decls, &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: specs})
+}
+
+// declare returns `x T` for each variable lhs defines that needs a declaration, or false when
+// a type cannot be written, or a redeclared name is used on the right (its new declaration would
+// change it first).
+func (d *desugarer) declare(lhs, rhs []ast.Expr, written ast.Expr) ([]ast.Spec, bool) {
+	var out []ast.Spec
+	for _, l := range lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := d.info.Defs[id].(*types.Var)
+		if !ok {
+			continue // a variable of this cell defined before: only assigned
+		}
+		if prior, ok := d.prior(id.Name).(*types.Var); ok && types.Identical(prior.Type(), v.Type()) {
+			continue
+		}
+		te := written
+		if te == nil {
+			te = d.typeExpr(v.Type(), id.Pos())
+		}
+		if te == nil || mentions(rhs, id.Name) {
+			return nil, false
+		}
+		out = append(out, &ast.ValueSpec{Names: []*ast.Ident{ident(id.Name, id.Pos())}, Type: te})
+	}
+	return out, true
+}
+
+// mentions reports whether any of the expressions uses the name.
+func mentions(list []ast.Expr, name string) bool {
+	found := false
+	for _, e := range list {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == name {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// packageVars gives the unit's initialised package-level variables their written types and
+// moves their initialisation, in Go's initialisation order, into d.inits: the start of a
+// snippet's statements, or of a program's main. It changes nothing unless every such variable
+// can be moved (a variable left behind could read one moved, before its assignment).
+func (d *desugarer) packageVars(f *ast.File) {
+	if len(d.info.InitOrder) == 0 || d.u.Program && !d.u.HasMain {
+		return
+	}
+	specs := map[*types.Var]ast.Expr{} // variable -> written type
+	for _, init := range d.info.InitOrder {
+		for _, v := range init.Lhs {
+			if te := d.typeExpr(v.Type(), v.Pos()); te != nil {
+				specs[v] = te
+			} else {
+				return
+			}
+		}
+	}
+	var assigns []ast.Stmt
+	for _, init := range d.info.InitOrder {
+		lhs := make([]ast.Expr, len(init.Lhs))
+		for i, v := range init.Lhs {
+			lhs[i] = ident(v.Name(), init.Rhs.Pos())
+		}
+		assigns = append(assigns, &ast.AssignStmt{Lhs: lhs, TokPos: init.Rhs.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{d.expr(init.Rhs)}})
+	}
+	keep := f.Decls[:0]
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			keep = append(keep, decl)
+			continue
+		}
+		var out []ast.Spec
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) == 0 {
+				out = append(out, vs)
+				continue
+			}
+			for _, n := range vs.Names {
+				v, _ := d.info.Defs[n].(*types.Var)
+				if te, ok := specs[v]; ok {
+					out = append(out, &ast.ValueSpec{Names: []*ast.Ident{n}, Type: te})
+				} else if n.Name == "_" {
+					continue // a blank variable: its initialiser is an assignment to _ above
+				}
+			}
+		}
+		if g.Specs = out; len(out) > 0 {
+			keep = append(keep, g)
+		}
+	}
+	f.Decls = keep
+	d.inits = []ast.Stmt{wrapInFunc(&ast.BlockStmt{Lbrace: assigns[0].Pos(), List: assigns, Rbrace: assigns[len(assigns)-1].End()})}
+	if !d.u.Program && d.u.Body == nil {
+		d.u.Body = &ast.BlockStmt{Lbrace: f.Pos(), Rbrace: f.Pos()}
+	}
+}
