@@ -2,158 +2,263 @@ package golang
 
 import (
 	"go/ast"
+	"go/constant"
+	"go/token"
 	"go/types"
+	"strings"
 )
 
-// yaegi passes a value held in an interface type the cell declared (type Shape interface{
-// String() string }) to compiled code without its methods, so fmt would print its fields. The
-// values a printing call gets in such types (or in slices and arrays of them) are boxed: the box
-// calls the method through the interface, which works, and fmt formats the box by Go's rules.
+// yaegi gives a value of a type the cell declared its String and Error methods, when it passes
+// it to compiled code, only if the value is an argument of fmt's printing functions and its
+// static type is that type (yaegi wraps it then). Held in an interface, or in a slice or a map,
+// the value reaches fmt as a bare struct and prints as its fields, or as yaegi's internals.
+// The arguments of a printing call (print is one, see printCall) that may hold such values are
+// therefore boxed by generic prelude helpers:
+//
+//	_boxV[T](v, m)          a value in an interface type
+//	_boxSlice[T](s, m)      a slice of such values, or of the cell's types: a []any of boxes
+//	_boxMap[K, V](x, m)     a map of them: a map[K]any of boxes
+//
+// where m, written here from the types, returns for a value the method fmt would call (Error
+// before String) as a closure, and which: a direct call when the static type has the method, or
+// a type switch over the cell's types that have it (yaegi cannot assert an interpreted value to
+// an interface it did not declare). fmt formats a box by Go's rules (see box in shims.go), so
+// the output is fmt's. A format with %T is left alone (the box's type would show).
 
-type boxKind uint8
+// methodKind is which method a box calls.
+type methodKind int
 
 const (
-	noBox   boxKind = iota
-	boxOne          // the value is in an interpreted interface type
-	boxEach         // the value is a slice or array of such
+	noMethod methodKind = iota
+	stringMethod
+	errorMethod
 )
 
-// boxing is what a printing call's argument needs.
-type boxing struct {
-	kind  boxKind
-	isErr bool // the method is Error (else String)
+// printMethod is the method fmt calls on values of type t, if t has one.
+func printMethod(t types.Type) methodKind {
+	ms := types.NewMethodSet(t)
+	for _, m := range []struct {
+		name string
+		kind methodKind
+	}{{"Error", errorMethod}, {"String", stringMethod}} {
+		sel := ms.Lookup(nil, m.name)
+		if sel == nil {
+			continue
+		}
+		sig := sel.Type().(*types.Signature)
+		if sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.String]) {
+			return m.kind
+		}
+	}
+	return noMethod
+}
+
+// boxer builds the boxing of one printing call's arguments.
+type argBox struct {
+	helper string     // _boxV, _boxSlice or _boxMap; "" for none
+	t      types.Type // the argument's static type
+	elem   types.Type // the type of the values boxed
 }
 
 // boxes decides, before the arguments are rewritten, which value arguments of a printing call
-// (from index from on) need boxing.
-func (d *desugarer) boxes(x *ast.CallExpr, from int) []boxing {
+// (from index from on) need boxing. For fmt.Errorf only values in interfaces the cell declared
+// are boxed: %w must wrap an error as it is.
+func (d *desugarer) boxes(x *ast.CallExpr, from int, errorf bool) []argBox {
 	if x.Ellipsis.IsValid() {
 		return nil
 	}
-	out := make([]boxing, len(x.Args))
+	var typeVerbs map[int]bool
+	if from > 0 {
+		var ok bool
+		if typeVerbs, ok = formatTypeArgs(d.info.Types[x.Args[from-1]].Value); !ok {
+			return nil
+		}
+	}
+	out := make([]argBox, len(x.Args))
 	for i := from; i < len(x.Args); i++ {
-		a := x.Args[i]
-		if !pure(a) {
+		t := d.typeOf(x.Args[i])
+		if t == nil || typeVerbs[i-from] {
 			continue
 		}
-		t := d.typeOf(a)
-		if isErr, ok := interpretedIface(t); ok {
-			out[i] = boxing{boxOne, isErr}
+		if errorf && !(isInterface(t) && declaredByCell(t)) {
 			continue
 		}
-		var elem types.Type
-		switch u := types.Unalias(t).(type) {
+		out[i].t = t
+		switch u := t.Underlying().(type) {
+		case *types.Interface:
+			out[i].helper, out[i].elem = "_boxV", t
 		case *types.Slice:
-			elem = u.Elem()
-		case *types.Array:
-			elem = u.Elem()
-		}
-		if isErr, ok := interpretedIface(elem); elem != nil && ok {
-			out[i] = boxing{boxEach, isErr}
+			if mayPrintByMethod(u.Elem()) {
+				out[i].helper, out[i].elem = "_boxSlice", u.Elem()
+			}
+		case *types.Map:
+			if mayPrintByMethod(u.Elem()) {
+				out[i].helper, out[i].elem = "_boxMap", u.Elem()
+			}
 		}
 	}
 	return out
 }
 
-// interpretedIface reports whether t is an interface type declared by a cell with an Error or a
-// String method (isErr: Error, which fmt prefers).
-func interpretedIface(t types.Type) (isErr, ok bool) {
-	n, isNamed := types.Unalias(t).(*types.Named)
-	if !isNamed || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
-		return false, false
+// formatTypeArgs returns the indexes of the arguments a format prints with %T (a box would show
+// its own type there); false when it cannot tell (explicit argument indexes, * widths). A
+// format that is not a constant prints no %T it can see, and the boxes stay.
+func formatTypeArgs(format constant.Value) (map[int]bool, bool) {
+	if format == nil || format.Kind() != constant.String {
+		return nil, true
 	}
-	it, isIface := n.Underlying().(*types.Interface)
-	if !isIface {
-		return false, false
-	}
-	hasString := false
-	for i := 0; i < it.NumMethods(); i++ {
-		m := it.Method(i)
-		sig := m.Type().(*types.Signature)
-		if sig.Params().Len() != 0 || sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type(), types.Typ[types.String]) {
+	f := constant.StringVal(format)
+	out := map[int]bool{}
+	arg := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
 			continue
 		}
-		switch m.Name() {
-		case "Error":
-			return true, true
-		case "String":
-			hasString = true
+		i++
+		for i < len(f) && strings.IndexByte("+-# 0123456789.", f[i]) >= 0 {
+			i++
+		}
+		switch {
+		case i >= len(f):
+		case f[i] == '[' || f[i] == '*':
+			return nil, false
+		case f[i] == '%':
+		default:
+			out[arg] = f[i] == 'T'
+			arg++
 		}
 	}
-	return false, hasString
+	return out, true
 }
 
-// boxArg wraps argument a as b says.
-func (d *desugarer) boxArg(a ast.Expr, b boxing) ast.Expr {
-	switch b.kind {
-	case boxOne:
-		return boxIface(a, b.isErr)
-	case boxEach:
-		return boxElems(a, b.isErr, d.temp("i"))
-	}
-	return a
+func isInterface(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Interface)
+	return ok
 }
 
-// boxIface is _boxIface(a, func() string { return a.String() }, false) (or Error, true).
-func boxIface(a ast.Expr, isErr bool) ast.Expr {
-	method, flag := "String", "false"
-	if isErr {
-		method, flag = "Error", "true"
-	}
-	pos := a.Pos()
-	str := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{List: []*ast.Field{{Type: ident("string", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
-			&ast.CallExpr{Fun: &ast.SelectorExpr{X: copyExpr(a), Sel: ident(method, pos)}, Lparen: pos, Rparen: pos}}}}, Rbrace: pos},
-	}
-	return &ast.CallExpr{Fun: ident("_boxIface", pos), Lparen: pos, Args: []ast.Expr{a, str, ident(flag, pos)}, Rparen: a.End()}
+// declaredByCell reports a defined type of the cells (package main).
+func declaredByCell(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
 }
 
-// boxElems is _boxEach(len(a), func(i int) any { return <boxIface(a[i])> }): a []any of boxes,
-// which fmt prints as it would print the slice.
-func boxElems(a ast.Expr, isErr bool, i string) ast.Expr {
-	pos := a.Pos()
-	elem := &ast.IndexExpr{X: copyExpr(a), Lbrack: pos, Index: ident(i, pos), Rbrack: pos}
-	f := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ident(i, pos)}, Type: ident("int", pos)}}},
-			Results: &ast.FieldList{List: []*ast.Field{{Type: ident("any", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{boxIface(elem, isErr)}}}, Rbrace: pos},
-	}
-	n := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{a}, Rparen: pos}
-	return &ast.CallExpr{Fun: ident("_boxEach", pos), Lparen: pos, Args: []ast.Expr{n, f}, Rparen: a.End()}
-}
-
-// pure reports expressions that can be evaluated twice: names, and index and field reads of
-// them.
-func pure(e ast.Expr) bool {
-	switch x := e.(type) {
-	case *ast.Ident:
+// mayPrintByMethod reports element types whose values may print through a method yaegi loses:
+// interfaces, and the cell's types (or pointers to them) with Error or String.
+func mayPrintByMethod(t types.Type) bool {
+	if isInterface(t) {
 		return true
-	case *ast.IndexExpr:
-		_, lit := x.Index.(*ast.BasicLit)
-		return pure(x.X) && (pure(x.Index) || lit)
-	case *ast.SelectorExpr:
-		return pure(x.X)
-	case *ast.ParenExpr:
-		return pure(x.X)
 	}
-	return false
+	base := t
+	if p, ok := t.(*types.Pointer); ok {
+		base = p.Elem()
+	}
+	return declaredByCell(base) && printMethod(t) != noMethod
 }
 
-func copyExpr(e ast.Expr) ast.Expr {
-	switch x := e.(type) {
-	case *ast.Ident:
-		c := *x
-		return &c
-	case *ast.IndexExpr:
-		return &ast.IndexExpr{X: copyExpr(x.X), Lbrack: x.Lbrack, Index: copyExpr(x.Index), Rbrack: x.Rbrack}
-	case *ast.SelectorExpr:
-		return &ast.SelectorExpr{X: copyExpr(x.X), Sel: copyExpr(x.Sel).(*ast.Ident)}
-	case *ast.ParenExpr:
-		return &ast.ParenExpr{Lparen: x.Lparen, X: copyExpr(x.X), Rparen: x.Rparen}
-	case *ast.BasicLit:
-		c := *x
-		return &c
+// boxArg wraps argument a as b says; it leaves a alone when nothing can print through a method
+// or the types cannot be written.
+func (d *desugarer) boxArg(a ast.Expr, b argBox) ast.Expr {
+	if b.helper == "" {
+		return a
 	}
-	return e
+	pos := a.Pos()
+	m := d.methodFunc(b.elem, pos)
+	if m == nil {
+		return a
+	}
+	var targs []ast.Expr
+	if b.helper == "_boxMap" {
+		targs = append(targs, d.typeExpr(b.t.Underlying().(*types.Map).Key(), pos))
+	}
+	targs = append(targs, d.typeExpr(b.elem, pos))
+	for _, t := range targs {
+		if t == nil {
+			return a
+		}
+	}
+	fun := &ast.IndexListExpr{X: ident(b.helper, pos), Lbrack: pos, Indices: targs, Rbrack: pos}
+	return &ast.CallExpr{Fun: fun, Lparen: pos, Args: []ast.Expr{a, m}, Rparen: a.End()}
+}
+
+// methodFunc writes func(x T) (func() string, int), which returns the method fmt would call on
+// x and which (see methodKind; -1 for a nil interface, which fmt prints as <nil>), or nil when
+// no value of type t can have one.
+func (d *desugarer) methodFunc(t types.Type, pos token.Pos) ast.Expr {
+	te := d.typeExpr(t, pos)
+	if te == nil {
+		return nil
+	}
+	x := d.temp("x")
+	var body []ast.Stmt
+	if isInterface(t) { // a nil interface: -1, printed as <nil>
+		body = append(body, &ast.IfStmt{If: pos, Cond: &ast.BinaryExpr{X: ident(x, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos),
+				&ast.UnaryExpr{OpPos: pos, Op: token.SUB, X: intLit(1, pos)}}}}, Rbrace: pos}})
+	}
+	if k := printMethod(t); k != noMethod {
+		body = append(body, methodReturn(ident(x, pos), k, pos))
+	} else if sw := d.methodSwitch(t, x, pos); sw != nil {
+		body = append(body, sw)
+	} else {
+		return nil
+	}
+	body = append(body, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos), intLit(0, pos)}})
+	return &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ident(x, pos)}, Type: te}}},
+			Results: &ast.FieldList{List: []*ast.Field{
+				{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{List: []*ast.Field{{Type: ident("string", pos)}}}}},
+				{Type: ident("int", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
+	}
+}
+
+// methodSwitch is `switch y := x.(type) { case T: return <y's method>; ... }` over the cell's
+// types (and pointers to them) that implement interface t and have a print method; nil when
+// there are none.
+func (d *desugarer) methodSwitch(t types.Type, x string, pos token.Pos) ast.Stmt {
+	iface, ok := t.Underlying().(*types.Interface)
+	if !ok || d.tc == nil {
+		return nil
+	}
+	y := d.temp("y")
+	var clauses []ast.Stmt
+	for _, tn := range d.tc.TypeNames() {
+		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if isInterface(ct) || !types.Implements(ct, iface) {
+				continue
+			}
+			k := printMethod(ct)
+			te := d.typeExpr(ct, pos)
+			if k == noMethod || te == nil {
+				continue
+			}
+			clauses = append(clauses, &ast.CaseClause{Case: pos, List: []ast.Expr{te}, Colon: pos,
+				Body: []ast.Stmt{methodReturn(ident(y, pos), k, pos)}})
+		}
+	}
+	if len(clauses) == 0 {
+		return nil
+	}
+	assign := &ast.AssignStmt{Lhs: []ast.Expr{ident(y, pos)}, TokPos: pos, Tok: token.DEFINE,
+		Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(x, pos), Lparen: pos, Rparen: pos}}}
+	return &ast.TypeSwitchStmt{Switch: pos, Assign: assign, Body: &ast.BlockStmt{Lbrace: pos, List: clauses, Rbrace: pos}}
+}
+
+// methodReturn is `return func() string { return v.M() }, k`.
+func methodReturn(v ast.Expr, k methodKind, pos token.Pos) ast.Stmt {
+	name := "String"
+	if k == errorMethod {
+		name = "Error"
+	}
+	call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: v, Sel: ident(name, pos)}, Lparen: pos, Rparen: pos}
+	f := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{List: []*ast.Field{{Type: ident("string", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}}, Rbrace: pos},
+	}
+	return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{f, intLit(int(k), pos)}}
+}
+
+func intLit(n int, pos token.Pos) *ast.BasicLit {
+	return &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: string(rune('0' + n))}
 }

@@ -56,9 +56,61 @@ func (d *desugarer) expr(e ast.Expr) ast.Expr {
 	case *ast.KeyValueExpr:
 		x.Value = d.expr(x.Value)
 	case *ast.CompositeLit:
-		d.exprs(x.Elts)
+		elem := ifaceElem(d.typeOf(x))
+		for i, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				kv.Value = d.toIface(kv.Value, elem)
+			} else {
+				x.Elts[i] = d.toIface(el, elem)
+			}
+		}
 	}
 	return e
+}
+
+// ifaceElem returns the element type of a slice, array or map type when it is an interface.
+func ifaceElem(t types.Type) types.Type {
+	var elem types.Type
+	switch u := types.Unalias(t).(type) {
+	case nil:
+		return nil
+	default:
+		switch c := u.Underlying().(type) {
+		case *types.Slice:
+			elem = c.Elem()
+		case *types.Array:
+			elem = c.Elem()
+		case *types.Map:
+			elem = c.Elem()
+		}
+	}
+	if elem == nil || !isInterface(elem) {
+		return nil
+	}
+	return elem
+}
+
+// toIface rewrites e, and converts it explicitly to interface type iface (when not nil) if it
+// is a value of a type the cell declared: yaegi stores such a value converted implicitly (in a
+// composite literal, by append) so that fmt later prints it as yaegi's internals.
+func (d *desugarer) toIface(e ast.Expr, iface types.Type) ast.Expr {
+	t := d.typeOf(e)
+	r := d.expr(e)
+	if iface == nil || declaredByCell(iface) || t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
+		return r // (converted to an interface the cell declared, a value prints right)
+	}
+	te := d.typeExpr(iface, e.Pos())
+	if te == nil {
+		return r
+	}
+	return &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: e.Pos(), X: te, Rparen: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{r}, Rparen: e.End()}
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 // funcIdent returns the identifier naming a function in F or pkg.F, or nil.
@@ -117,7 +169,7 @@ func (d *desugarer) callee(fun ast.Expr) types.Object {
 }
 
 func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
-	var boxes []boxing
+	var boxes []argBox
 	obj := d.callee(x.Fun)
 	switch obj := obj.(type) {
 	case *types.Builtin:
@@ -129,13 +181,21 @@ func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
 		}
 	case *types.Func:
 		if obj == d.preludeObj("print") {
-			boxes = d.boxes(x, 0)
+			boxes = d.boxes(x, 0, false)
 		} else if from, ok := fmtBoxFrom[obj.Name()]; ok && pkgPath(obj) == "fmt" {
-			boxes = d.boxes(x, from)
+			boxes = d.boxes(x, from, obj.Name() == "Errorf")
 		}
 	}
 	x.Fun = d.expr(x.Fun)
-	d.exprs(x.Args)
+	if b, ok := obj.(*types.Builtin); ok && b.Name() == "append" && len(x.Args) > 1 && !x.Ellipsis.IsValid() {
+		elem := ifaceElem(d.typeOf(x.Args[0]))
+		x.Args[0] = d.expr(x.Args[0])
+		for i := 1; i < len(x.Args); i++ {
+			x.Args[i] = d.toIface(x.Args[i], elem)
+		}
+	} else {
+		d.exprs(x.Args)
+	}
 	for i, b := range boxes {
 		x.Args[i] = d.boxArg(x.Args[i], b)
 	}

@@ -77,12 +77,47 @@ func _max[T _ordered](x T, ys ...T) T {
 
 func _clear(v any) { rlmhost.Clear(v) }
 
-func _boxIface(v any, str func() string, isErr bool) any { return rlmhost.Box(v, str, isErr) }
+func _boxV[T any](v T, str func(T) (func() string, int)) any {
+	f, k := str(v)
+	switch k {
+	case 0:
+		return v
+	case -1:
+		return nil
+	}
+	return rlmhost.Box(v, f, k == 2)
+}
 
-func _boxEach(n int, box func(int) any) []any {
-	out := make([]any, n)
-	for i := 0; i < n; i++ {
-		out[i] = box(i)
+func _boxSlice[T any](xs []T, str func(T) (func() string, int)) []any {
+	if xs == nil {
+		return nil
+	}
+	out := make([]any, len(xs))
+	for i := range xs {
+		x := xs[i]
+		if f, k := str(x); k > 0 {
+			out[i] = rlmhost.Box(x, f, k == 2)
+		} else if k == 0 {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+func _boxMap[K comparable, V any](m map[K]V, str func(V) (func() string, int)) map[K]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]any, len(m))
+	for k := range m {
+		v := m[k]
+		if f, n := str(v); n > 0 {
+			out[k] = rlmhost.Box(v, f, n == 2)
+		} else if n == 0 {
+			out[k] = v
+		} else {
+			out[k] = nil
+		}
 	}
 	return out
 }

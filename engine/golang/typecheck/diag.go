@@ -35,6 +35,11 @@ const maxErrors = 10
 // and neither changes what the code does.
 var unused = regexp.MustCompile(`declared and not used|imported (as \S+ )?and not used`)
 
+// earlierField matches an error go/types reports wrongly here: a positional literal of an
+// earlier cell's struct type with unexported fields (that cell was checked as another package
+// main, and go/types compares packages by identity there).
+var earlierField = regexp.MustCompile(`^implicit assignment to unexported field \S+ in struct literal of type main\.`)
+
 // mainQualifier matches the package qualifier go/types puts before the names of earlier cells
 // (each cell is checked as a package main of its own).
 var mainQualifier = regexp.MustCompile(`\bmain\.`)
@@ -46,7 +51,7 @@ func (c *Cell) report(errs []types.Error) List {
 	seen := map[Error]bool{}
 	quals := c.unresolvedQualifiers()
 	for _, e := range errs {
-		if e.Soft && unused.MatchString(e.Msg) {
+		if e.Soft && unused.MatchString(e.Msg) || earlierField.MatchString(e.Msg) {
 			continue
 		}
 		msg := mainQualifier.ReplaceAllString(e.Msg, "")

@@ -279,6 +279,23 @@ func (c *Cell) Prior(name string) types.Object { return c.prior[name] }
 // Prelude returns the prelude's package-level object of that name, or nil.
 func (c *Cell) Prelude(name string) types.Object { return c.s.base[name] }
 
+// TypeNames returns the non-generic defined types the cells declared (not the prelude's) that
+// are in scope at package level in this cell, sorted by name.
+func (c *Cell) TypeNames() []*types.TypeName {
+	var out []*types.TypeName
+	scope := c.pkg.Scope()
+	for _, n := range scope.Names() {
+		tn, ok := scope.Lookup(n).(*types.TypeName)
+		if !ok || tn.IsAlias() || c.s.base[n] == tn {
+			continue
+		}
+		if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() == 0 {
+			out = append(out, tn)
+		}
+	}
+	return out
+}
+
 // Package is the package the cell was checked as.
 func (c *Cell) Package() *types.Package { return c.pkg }
 
