@@ -179,12 +179,45 @@ func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
 			if k := fault.KindOf(he.Err); k != "" {
 				e.Kind = k
 			}
+			e.Pos = c.panicPosition(src)
 		} else {
-			e.Msg = "panic: " + fmt.Sprint(p.Value)
+			msg, at := panicMessage(fmt.Sprint(p.Value))
+			e.Msg = "panic: " + msg
+			if e.Pos = c.panicPosition(src); at != nil {
+				e.Pos = c.position(at[1], at[2], at[3], src)
+			}
 		}
-		e.Pos = c.panicPosition(src)
 	}
 	return e
+}
+
+// runtimePanics maps the panics of yaegi's reflect-based evaluation to the run-time errors Go
+// reports for the same faults (without the index and length Go adds: yaegi does not give them).
+var runtimePanics = []struct{ prefix, msg string }{
+	{"reflect: slice index out of range", "runtime error: index out of range"},
+	{"reflect: array index out of range", "runtime error: index out of range"},
+	{"reflect: string index out of range", "runtime error: index out of range"},
+	{"reflect.Value.Slice", "runtime error: slice bounds out of range"},
+	{"reflect.Value.Call: call of nil function", nilDeref},
+	{"reflect: Method on nil interface value", nilDeref},
+	{"reflect: call of reflect.Value.", nilDeref}, // ... on zero Value: a nil pointer or interface
+}
+
+const nilDeref = "runtime error: invalid memory address or nil pointer dereference"
+
+// panicMessage returns the message of a panic as Go words it, and the position yaegi put in it
+// (interface conversions carry one), as posPrefix submatches, or nil.
+func panicMessage(msg string) (string, []string) {
+	var at []string
+	if m := posPrefix.FindStringSubmatch(msg); m != nil && strings.HasSuffix(m[1], ".go") {
+		msg, at = m[4], m
+	}
+	for _, p := range runtimePanics {
+		if strings.HasPrefix(msg, p.prefix) {
+			return p.msg, at
+		}
+	}
+	return msg, at
 }
 
 // panicPosition is the position of the top-level statement that was running, or else the

@@ -68,7 +68,8 @@ func (d *desugarer) expr(e ast.Expr) ast.Expr {
 	return e
 }
 
-// ifaceElem returns the element type of a slice, array or map type when it is an interface.
+// ifaceElem returns the element type of a slice, array or map type when it is the empty
+// interface (converting to another interface explicitly trips yaegi up).
 func ifaceElem(t types.Type) types.Type {
 	var elem types.Type
 	switch u := types.Unalias(t).(type) {
@@ -84,20 +85,27 @@ func ifaceElem(t types.Type) types.Type {
 			elem = c.Elem()
 		}
 	}
-	if elem == nil || !isInterface(elem) {
+	if it, ok := elem.(*types.Interface); elem == nil || !ok && !isEmptyAlias(elem) || ok && !it.Empty() {
 		return nil
 	}
 	return elem
 }
 
-// toIface rewrites e, and converts it explicitly to interface type iface (when not nil) if it
-// is a value of a type the cell declared: yaegi stores such a value converted implicitly (in a
-// composite literal, by append) so that fmt later prints it as yaegi's internals.
+// isEmptyAlias reports any (an alias of interface{}).
+func isEmptyAlias(t types.Type) bool {
+	it, ok := types.Unalias(t).(*types.Interface)
+	return ok && it.Empty()
+}
+
+// toIface rewrites e, and converts it explicitly to the empty interface type iface (when not
+// nil) if it is a value of a type the cell declared: yaegi stores such a value converted
+// implicitly (in a composite literal, by append) so that fmt later prints it as yaegi's
+// internals.
 func (d *desugarer) toIface(e ast.Expr, iface types.Type) ast.Expr {
 	t := d.typeOf(e)
 	r := d.expr(e)
-	if iface == nil || declaredByCell(iface) || t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
-		return r // (converted to an interface the cell declared, a value prints right)
+	if iface == nil || t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
+		return r
 	}
 	te := d.typeExpr(iface, e.Pos())
 	if te == nil {
