@@ -117,3 +117,69 @@ func (e *Engine) bindText(text string) error {
 	}
 	return e.load("bench.go", "package main\n\nimport \"benchdata\"\n\nfunc init() { text = benchdata.Text }\n")
 }
+
+// cell30 is a typical 30-line cell: imports, a type, a helper, parsing, a map and a sort.
+const cell30 = `import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type row struct {
+	name  string
+	score int
+}
+
+func parseRow(line string) (row, bool) {
+	parts := strings.Split(line, ",")
+	if len(parts) != 2 {
+		return row{}, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(parts[1]))
+	if err != nil {
+		return row{}, false
+	}
+	return row{strings.TrimSpace(parts[0]), n}, true
+}
+
+text := "ann, 3\nbob, 5\ncid, x\ndan, 4"
+var rows []row
+for _, line := range strings.Split(text, "\n") {
+	if r, ok := parseRow(line); ok {
+		rows = append(rows, r)
+	}
+}
+sort.Slice(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
+best := rows[0]
+fmt.Println(len(rows), best.name)`
+
+// BenchmarkTypeCheck measures the type check of a 30-line cell in a session whose packages are
+// loaded (the first cell that imports a package pays for decoding it once).
+func BenchmarkTypeCheck(b *testing.B) {
+	s := newTestSession(b, Config{}, "")
+	if r := s.run(cell30); r.Err != nil {
+		b.Fatal(r.Err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		res, err := validator.Validate(validator.Go, "cell.go", []byte(cell30), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
+		if err != nil || res.Err() != nil {
+			b.Fatal(err, res.Err())
+		}
+		b.StartTimer()
+		if _, err := s.e.types.Check(res.Go); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCell30 measures validating, checking and running the 30-line cell in a warm engine.
+func BenchmarkCell30(b *testing.B) {
+	s := newTestSession(b, Config{}, "")
+	for b.Loop() {
+		if r := s.run(cell30); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 		}
 		d.exprs(s.Rhs)
 		d.addDecls(decls)
-		return []ast.Stmt{wrapInFunc(&ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs})}
+		return []ast.Stmt{&ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs}}
 	case *ast.DeclStmt:
 		g, ok := s.Decl.(*ast.GenDecl)
 		if !ok || g.Tok != token.VAR {
@@ -61,7 +61,7 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 			}
 			d.exprs(vs.Values)
 			decls = append(decls, specs...)
-			out = append(out, wrapInFunc(&ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values}))
+			out = append(out, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values})
 		}
 		d.addDecls(decls)
 		if len(out) == 0 {
@@ -178,7 +178,7 @@ func (d *desugarer) packageVars(f *ast.File) {
 		}
 	}
 	f.Decls = keep
-	d.inits = []ast.Stmt{wrapInFunc(&ast.BlockStmt{Lbrace: assigns[0].Pos(), List: assigns, Rbrace: assigns[len(assigns)-1].End()})}
+	d.inits = assigns
 	if !d.u.Program && d.u.Body == nil {
 		d.u.Body = &ast.BlockStmt{Lbrace: f.Pos(), Rbrace: f.Pos()}
 	}
