@@ -232,63 +232,6 @@ func topLevelNames(s ast.Stmt) []string {
 	return names
 }
 
-// hoistVars moves a snippet's var declarations whose initial values use variables its
-// statements define (x := 1; var y = x + 1) from the declarations, which run first, into the
-// statements, at their place in the source. It runs before the type check, which then sees the
-// cell as it runs.
-func hoistVars(u *validator.GoUnit) {
-	if u.Body == nil || u.Program {
-		return
-	}
-	defined := map[string]bool{}
-	for _, s := range u.Body.List {
-		for _, n := range topLevelNames(s) {
-			defined[n] = true
-		}
-	}
-	for moved := true; moved; {
-		moved = false
-		for i, decl := range u.Decls.Decls {
-			g, ok := decl.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR || !mentionsAny(g, defined) {
-				continue
-			}
-			u.Decls.Decls = append(u.Decls.Decls[:i], u.Decls.Decls[i+1:]...)
-			insertStmt(u, &ast.DeclStmt{Decl: g})
-			for _, n := range topLevelNames(&ast.DeclStmt{Decl: g}) {
-				defined[n] = true
-			}
-			moved = true
-			break
-		}
-	}
-}
-
-func insertStmt(u *validator.GoUnit, s ast.Stmt) {
-	off := u.Position(s.Pos()).Offset
-	list := u.Body.List
-	i := 0
-	for i < len(list) && u.Position(list[i].Pos()).Offset < off {
-		i++
-	}
-	u.Body.List = append(list[:i], append([]ast.Stmt{s}, list[i:]...)...)
-}
-
-func mentionsAny(g *ast.GenDecl, names map[string]bool) bool {
-	found := false
-	for _, spec := range g.Specs {
-		for _, v := range spec.(*ast.ValueSpec).Values {
-			ast.Inspect(v, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && names[id.Name] {
-					found = true
-				}
-				return !found
-			})
-		}
-	}
-	return found
-}
-
 func (d *desugarer) stmtList(list []ast.Stmt) {
 	for i, s := range list {
 		list[i] = d.stmt(s)

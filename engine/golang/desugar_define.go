@@ -35,6 +35,9 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 		if !ok {
 			return nil
 		}
+		if len(decls) == len(s.Rhs) { // x := error(&myErr{}): the declared type converts
+			d.unconvert(s.Rhs)
+		}
 		d.exprs(s.Rhs)
 		d.addDecls(decls)
 		return []ast.Stmt{&ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs}}

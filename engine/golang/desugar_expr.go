@@ -189,8 +189,12 @@ func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
 		}
 	case *types.Func:
 		if obj == d.preludeObj("print") {
+			d.unconvert(x.Args)
 			boxes = d.boxes(x, 0, false)
 		} else if from, ok := fmtBoxFrom[obj.Name()]; ok && pkgPath(obj) == "fmt" {
+			if obj.Name() != "Errorf" {
+				d.unconvert(x.Args[min(from, len(x.Args)):])
+			}
 			boxes = d.boxes(x, from, obj.Name() == "Errorf")
 		}
 	}
@@ -240,6 +244,30 @@ func (d *desugarer) printCall(x *ast.CallExpr) {
 	if name != "" {
 		x.Fun = &ast.SelectorExpr{X: ident(name, pos), Sel: ident("Println", pos)}
 	}
+}
+
+// unconvert replaces arguments that convert a value of a type the cell declared to an interface
+// (error(&myErr{}), any(v)) by the value: printed, it is the same, and yaegi fails on such a
+// conversion passed on to compiled code.
+func (d *desugarer) unconvert(args []ast.Expr) {
+	for i, a := range args {
+		if inner := d.ifaceConversion(a); inner != nil {
+			args[i] = inner
+		}
+	}
+}
+
+// ifaceConversion returns v when e is I(v), I an interface type and v of a type (or a pointer
+// to a type) the cell declared; nil otherwise.
+func (d *desugarer) ifaceConversion(e ast.Expr) ast.Expr {
+	c, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(c.Args) != 1 || !d.info.Types[c.Fun].IsType() || !isInterface(d.info.Types[c.Fun].Type) {
+		return nil
+	}
+	if t := d.typeOf(c.Args[0]); t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
+		return nil
+	}
+	return c.Args[0]
 }
 
 func pkgPath(obj types.Object) string {

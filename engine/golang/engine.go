@@ -205,7 +205,6 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) er
 	case u.Fset != e.it.FileSet():
 		return fault.New(fault.Code, "the cell was parsed into another FileSet: pass validator.GoFileSet(engine.FileSet())")
 	}
-	hoistVars(u)
 	var tc *typecheck.Cell
 	if checked {
 		var err error
@@ -213,6 +212,8 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) er
 			return typeError(u, err)
 		}
 		e.noteImports(tc.Added)
+	} else {
+		typecheck.HoistVars(u)
 	}
 	d := newDesugarer(e.sess, u, e.gen.Load(), tc)
 	mainName := d.file(u.Decls)

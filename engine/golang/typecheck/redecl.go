@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/printer"
+	"go/scanner"
 	"go/token"
 	"strings"
 )
@@ -122,11 +123,27 @@ func recvBase(fl *ast.FieldList) string {
 	}
 }
 
-// text is a declaration as source, with white space normalised (comments are not parsed).
+// text is a declaration as its tokens (comments are not parsed; layout and semicolons do not
+// count), so that a declaration repeated with other line breaks is the same.
 func (c *Cell) text(n ast.Node) string {
 	var b bytes.Buffer
 	if err := printer.Fprint(&b, c.u.Fset, n); err != nil {
 		return fmt.Sprintf("%p", n) // never equal to another declaration's
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	src := b.Bytes()
+	var sc scanner.Scanner
+	sc.Init(token.NewFileSet().AddFile("", -1, len(src)), src, nil, 0)
+	var toks []string
+	for {
+		_, tok, lit := sc.Scan()
+		switch {
+		case tok == token.EOF:
+			return strings.Join(toks, " ")
+		case tok == token.SEMICOLON:
+		case lit != "":
+			toks = append(toks, lit)
+		default:
+			toks = append(toks, tok.String())
+		}
+	}
 }

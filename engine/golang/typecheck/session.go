@@ -24,6 +24,7 @@ type Session struct {
 	objs    map[string]types.Object      // package-level objects of the prelude and earlier cells
 	imports map[string]map[string]string // per file name: import name -> path, of earlier cells
 	decls   map[string]string            // "T" and "T.M" -> text of earlier types and methods
+	depths  map[string]int               // estimated depths of earlier types (see typeDepths)
 	loaded  bool
 }
 
@@ -34,7 +35,7 @@ func NewSession(lib *Library, p validator.Policy, prelude string, hidden ...stri
 	s := &Session{
 		lib: lib, allowed: map[string]bool{}, byName: map[string]string{}, prelude: prelude,
 		hidden: map[string]bool{}, base: map[string]types.Object{}, objs: map[string]types.Object{},
-		imports: map[string]map[string]string{}, decls: map[string]string{},
+		imports: map[string]map[string]string{}, decls: map[string]string{}, depths: map[string]int{},
 	}
 	for _, ip := range p.Effective().Go.Imports {
 		s.allowed[ip] = true
@@ -102,6 +103,7 @@ type Cell struct {
 	extra    []ast.Spec        // imports of earlier cells the cell uses (checked, not compiled again)
 	named    map[string]string // import name -> path in the cell's file, this cell's and earlier
 	decls    map[string]string // texts of the cell's types and methods
+	depths   map[string]int    // estimated depths of the cell's types
 	bodyVars []*types.Var      // variables the snippet's top-level statements define
 	prior    map[string]types.Object
 }
@@ -120,12 +122,16 @@ func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
 	if err := s.loadPrelude(); err != nil {
 		return nil, fmt.Errorf("internal error in the Go type checker: %w", err)
 	}
+	HoistVars(u)
 	c = &Cell{
 		s: s, u: u, file: filepath.Base(u.Fset.Position(u.Decls.Pos()).Filename),
-		own: map[string]bool{}, named: map[string]string{}, decls: map[string]string{},
+		own: map[string]bool{}, named: map[string]string{}, decls: map[string]string{}, depths: map[string]int{},
 		prior: s.objs,
 	}
 	if errs := c.redeclarations(); len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := c.typeDepths(); len(errs) > 0 {
 		return nil, errs
 	}
 	c.collectOwn()
@@ -146,6 +152,63 @@ func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
 	}
 	c.collectBodyVars()
 	return c, nil
+}
+
+// HoistVars moves a snippet's var declarations whose initial values use variables its
+// statements define (x := 1; var y = x + 1) from the declarations, which run first, into the
+// statements, at their place in the source, which is where a REPL runs them. Check does it first;
+// a cell run unchecked needs it too.
+func HoistVars(u *validator.GoUnit) {
+	if u.Body == nil || u.Program {
+		return
+	}
+	defined := map[string]bool{}
+	for _, s := range u.Body.List {
+		for _, id := range DefinedIdents(s) {
+			defined[id.Name] = true
+		}
+	}
+	for moved := true; moved; {
+		moved = false
+		for i, decl := range u.Decls.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR || !mentionsAny(g, defined) {
+				continue
+			}
+			u.Decls.Decls = append(u.Decls.Decls[:i], u.Decls.Decls[i+1:]...)
+			insertStmt(u, &ast.DeclStmt{Decl: g})
+			for _, id := range DefinedIdents(&ast.DeclStmt{Decl: g}) {
+				defined[id.Name] = true
+			}
+			moved = true
+			break
+		}
+	}
+}
+
+func insertStmt(u *validator.GoUnit, s ast.Stmt) {
+	off := u.Position(s.Pos()).Offset
+	list := u.Body.List
+	i := 0
+	for i < len(list) && u.Position(list[i].Pos()).Offset < off {
+		i++
+	}
+	u.Body.List = append(list[:i], append([]ast.Stmt{s}, list[i:]...)...)
+}
+
+func mentionsAny(g *ast.GenDecl, names map[string]bool) bool {
+	found := false
+	for _, spec := range g.Specs {
+		for _, v := range spec.(*ast.ValueSpec).Values {
+			ast.Inspect(v, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && names[id.Name] {
+					found = true
+				}
+				return !found
+			})
+		}
+	}
+	return found
 }
 
 // collectOwn records the package-level names the cell's declarations declare: they replace
@@ -322,6 +385,9 @@ func (c *Cell) Commit(body bool) {
 	}
 	for k, v := range c.decls {
 		s.decls[k] = v
+	}
+	for k, v := range c.depths {
+		s.depths[k] = v
 	}
 	if body {
 		for _, v := range c.bodyVars {

@@ -36,8 +36,8 @@ type typeWriter struct {
 	scope *types.Scope
 }
 
-// maxTypeDepth bounds the recursion over a type (a type can be arbitrarily nested).
-const maxTypeDepth = 64
+// maxWriteDepth bounds the recursion over a type (a type can be arbitrarily nested).
+const maxWriteDepth = 64
 
 func (w *typeWriter) ident(name string) *ast.Ident { return &ast.Ident{NamePos: w.at, Name: name} }
 
@@ -48,7 +48,7 @@ func (w *typeWriter) resolves(name string, obj types.Object) bool {
 }
 
 func (w *typeWriter) expr(t types.Type, depth int) ast.Expr {
-	if depth > maxTypeDepth {
+	if depth > maxWriteDepth {
 		return nil
 	}
 	switch t := t.(type) {
