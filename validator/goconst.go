@@ -55,7 +55,9 @@ func (g *goChecker) constStrings() {
 func (g *goChecker) strLen(e ast.Expr, lens map[string]float64) float64 {
 	switch e := e.(type) {
 	case *ast.BasicLit:
-		return float64(len(e.Value))
+		if e.Kind == token.STRING {
+			return float64(len(e.Value) - 2) // the quotes (escapes count as their spelling)
+		}
 	case *ast.ParenExpr:
 		return g.strLen(e.X, lens)
 	case *ast.BinaryExpr:

@@ -15,9 +15,9 @@ import (
 // spec says. It decides from the types go/types inferred (typecheck.Cell), never by guessing:
 //
 //   - a snippet's top-level variables (x := f()[0], var n = len(xs)) are declared with their
-//     type written out and assigned inside a function literal: yaegi's global type analysis
-//     fails on := whose type comes from an index or a call ("constant definition loop") and
-//     gives a package-level variable initialised by a generic call its zero value;
+//     type written out and assigned by a plain statement: yaegi's global type analysis fails
+//     on := whose type comes from an index or a call ("constant definition loop") and gives a
+//     package-level variable initialised by a generic call its zero value;
 //   - calls of generic functions get their type arguments written out: yaegi infers type
 //     arguments positionally, cannot infer from compiled functions, and fails on variadic type
 //     parameters ("undefined type for T");
@@ -31,9 +31,11 @@ import (
 //   - deferred calls get their arguments evaluated at the defer statement;
 //   - a snippet's top-level loops, ifs and switches run inside a function literal, where
 //     yaegi compiles `n, err := f()` and friends correctly (at top level it does not);
-//   - print, and fmt's printing functions, get values held in interface types the cell
-//     declared boxed so that their String and Error methods run (yaegi drops the methods);
-//     print itself calls a bridge function fmt.Println's rules apply to;
+//   - print becomes fmt.Println, and the values printing calls get in interfaces, slices and
+//     maps are boxed so that the String and Error methods of the cell's types run (yaegi drops
+//     the methods there; see desugar_box.go);
+//   - a value of the cell's types converted implicitly to the empty interface (in a composite
+//     literal, by append) is converted explicitly, which yaegi stores right;
 //   - errors.As and errors.Is also see interpreted error types;
 //   - a whole program's main is renamed, and called once by the engine.
 //

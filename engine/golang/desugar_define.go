@@ -10,9 +10,10 @@ import (
 // fails when the value indexes or selects from a call's result (parts := strings.Split(s, ","),
 // x := parts[0] gives "constant definition loop"), and it gives a package-level variable
 // initialised by a generic function call its zero value. With the types known, every top-level
-// variable is declared with its type written out, and assigned in a function literal:
+// variable is declared at package level with its type written out, and assigned where it was
+// defined:
 //
-//	x, err := f()      ->  var x T; func() { x, err = f() }()
+//	x, err := f()      ->  var x T (package level);  x, err = f()
 //
 // A variable an earlier cell declared with the same type is only assigned (x := x + 1 then
 // means what it says). When a type cannot be written at that place, the statement is left as

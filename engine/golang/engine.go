@@ -223,9 +223,6 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) er
 	if err := e.ensureImports(u.Decls); err != nil {
 		return &Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
 	}
-	if desugared != nil {
-		desugared(u)
-	}
 	commit := func(body bool) {
 		d.commit(body)
 		if tc != nil {
@@ -295,9 +292,6 @@ func (e *Engine) synthetic(stmt string) *ast.BlockStmt {
 	}
 	return f.Decls[0].(*ast.FuncDecl).Body
 }
-
-// desugared, when set (by tests), sees each unit as it is compiled.
-var desugared func(u *validator.GoUnit)
 
 // idleGrace is how long a cancelled cell may take to unwind before the engine stops waiting.
 const idleGrace = time.Second

@@ -151,22 +151,4 @@ func _seq2[K, V any](seq func(func(K, V) bool)) ([]K, []V) {
 	})
 	return ks, vs
 }
-
-func _seqString(seq func(func(string) bool)) []string {
-	var out []string
-	seq(func(v string) bool {
-		out = append(out, v)
-		return true
-	})
-	return out
-}
-
-func _seqBytes(seq func(func([]byte) bool)) [][]byte {
-	var out [][]byte
-	seq(func(v []byte) bool {
-		out = append(out, v)
-		return true
-	})
-	return out
-}
 `

@@ -347,6 +347,99 @@ print(evens, len(evens))`}, "[2 4] 2\n", ""},
 }
 ks := Keys(map[string]bool{"a": true})
 print(ks)`}, "[a]\n", ""},
+		{"range-over-func with defer in the body (collected first)", []string{`import "strings"
+func count(s string) (n int) {
+	for l := range strings.Lines(s) {
+		defer func() { n++ }()
+		_ = l
+	}
+	return 0
+}
+print(count("a\nb\nc\n"))`}, "3\n", ""},
+		{"range-over-func with continue of an outer loop", []string{`import "slices"
+outer:
+for _, x := range []int{1, 2, 3} {
+	for i, v := range slices.All([]int{10, 20, 30}) {
+		if v == 20 && x == 2 {
+			continue outer
+		}
+		if i == 2 {
+			break
+		}
+		print(x, v)
+	}
+}`}, "1 10\n1 20\n2 10\n3 10\n3 20\n", ""},
+		{"return of two results from inside range over maps.All", []string{`import "maps"
+func find(m map[string]int, want int) (key string, ok bool) {
+	for k, v := range maps.All(m) {
+		if v == want {
+			return k, true
+		}
+	}
+	return
+}
+k, ok := find(map[string]int{"a": 1, "b": 2}, 2)
+print(k, ok)`}, "b true\n", ""},
+		{"range-over-func assigning existing variables", []string{`func pairs(n int) func(func(int, string) bool) {
+	return func(yield func(int, string) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i, strings.Repeat("x", i)) {
+				return
+			}
+		}
+	}
+}
+var i int
+var s string
+for i, s = range pairs(5) {
+	if i == 3 {
+		break
+	}
+}
+print(i, s)`}, "added import \"strings\"\n3 xxx\n", ""},
+		{"ranging over a function declaration", []string{`func gen(yield func(int) bool) {
+	for i := 0; i < 3; i++ {
+		if !yield(i) {
+			return
+		}
+	}
+}
+sum := 0
+for v := range gen {
+	if v == 1 {
+		continue
+	}
+	sum += v
+}
+print(sum)`}, "2\n", ""},
+		{"labeled continue and break of range over strings.FieldsSeq", []string{`import "strings"
+n := 0
+L:
+for w := range strings.FieldsSeq("a b c d") {
+	switch w {
+	case "b":
+		continue L
+	case "d":
+		break L
+	}
+	n++
+}
+print(n)`}, "2\n", ""},
+		{"closures capture each iteration of range-over-func", []string{`func each(xs []int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for _, x := range xs {
+			if !yield(x) {
+				return
+			}
+		}
+	}
+}
+fs := []func() int{}
+for x := range each([]int{1, 2, 3}) {
+	fs = append(fs, func() int { return x * 10 })
+}
+print(fs[0](), fs[1](), fs[2]())
+`}, "10 20 30\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

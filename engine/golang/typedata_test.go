@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/gcexportdata"
@@ -77,4 +78,57 @@ func generateTypeData() (map[string][]byte, error) {
 		out[typecheck.ExportFile(p)] = b.Bytes()
 	}
 	return out, nil
+}
+
+// TestTypeDataCoversRuntime fails when the embedded type data is stale relative to the policy
+// and the engine's symbols (it needs no toolchain): a policy package without type data, export
+// data of a package outside the policy, a symbol the engine has that the type data lacks, or a
+// denied symbol the checker would show.
+func TestTypeDataCoversRuntime(t *testing.T) {
+	pol := validator.Policy{}.Effective().Go
+	inPolicy := map[string]bool{}
+	sources := map[string]string{bridgePath: bridgeSource()}
+	for p, src := range sourcePackageText {
+		sources[p] = src
+	}
+	all := typecheck.NewLibrary(sources, nil) // every exported name, unfiltered
+	for _, p := range pol.Imports {
+		inPolicy[p] = true
+		if !library().Has(p) {
+			t.Errorf("package %s is in the policy but has no type data; run go generate ./engine/golang", p)
+			continue
+		}
+		full, err := all.Import(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		for _, n := range runtimeNames(p) {
+			if full.Scope().Lookup(n) == nil {
+				t.Errorf("%s.%s: the engine has it, the type data does not; run go generate ./engine/golang", p, n)
+			}
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("typecheck", typecheck.ExportDir, "*.x"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no export data files: %v", err)
+	}
+	for _, f := range files {
+		found := false
+		for p := range inPolicy {
+			found = found || typecheck.ExportFile(p) == filepath.Base(f)
+		}
+		if !found {
+			t.Errorf("%s: export data of a package outside the policy", f)
+		}
+	}
+	for _, sym := range pol.DeniedSymbols {
+		i := strings.LastIndex(sym, ".")
+		view, err := library().Import(sym[:i])
+		if err != nil {
+			t.Errorf("%s: %v", sym, err)
+		} else if view.Scope().Lookup(sym[i+1:]) != nil {
+			t.Errorf("the checker shows denied symbol %s", sym)
+		}
+	}
 }
