@@ -183,3 +183,22 @@ func BenchmarkCell30(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSessionStart measures what a Go worker does before it is ready: a new engine, and
+// the session's import of fmt. The type checker loads nothing for an imports-only cell.
+func BenchmarkSessionStart(b *testing.B) {
+	h := &fakeHost{text: "x"}
+	for b.Loop() {
+		e, err := New(Config{}, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := validator.Validate(validator.Go, "cell.go", []byte(`import "fmt"`), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+		if err != nil || res.Err() != nil {
+			b.Fatal(err, res.Err())
+		}
+		if r := e.Exec(context.Background(), res.Go); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}
