@@ -249,10 +249,12 @@ func (d *desugarer) block(b *ast.BlockStmt) {
 func (d *desugarer) stmt(s ast.Stmt) ast.Stmt {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
+		calls := d.callOperands(s)
 		d.exprs(s.Rhs)
 		if s.Tok != token.DEFINE {
 			d.exprs(s.Lhs)
 		}
+		return d.parallel(s, calls)
 	case *ast.ExprStmt:
 		s.X = d.expr(s.X)
 	case *ast.DeclStmt:

@@ -39,9 +39,11 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 		if len(decls) == len(s.Rhs) { // x := error(&myErr{}): the declared type converts
 			d.unconvert(s.Rhs)
 		}
+		as := &ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs}
+		calls := d.callOperands(as)
 		d.exprs(s.Rhs)
 		d.addDecls(decls)
-		return []ast.Stmt{&ast.AssignStmt{Lhs: s.Lhs, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: s.Rhs}}
+		return []ast.Stmt{topLevel(d.parallel(as, calls))}
 	case *ast.DeclStmt:
 		g, ok := s.Decl.(*ast.GenDecl)
 		if !ok || g.Tok != token.VAR {
@@ -63,9 +65,11 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 			if !ok {
 				return nil
 			}
+			as := &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values}
+			calls := d.callOperands(as)
 			d.exprs(vs.Values)
 			decls = append(decls, specs...)
-			out = append(out, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values})
+			out = append(out, topLevel(d.parallel(as, calls)))
 		}
 		d.addDecls(decls)
 		if len(out) == 0 {
@@ -112,6 +116,15 @@ func (d *desugarer) declare(lhs, rhs []ast.Expr, written ast.Expr) ([]ast.Spec, 
 		out = append(out, &ast.ValueSpec{Names: []*ast.Ident{ident(id.Name, id.Pos())}, Type: te})
 	}
 	return out, true
+}
+
+// topLevel runs a block of temporaries in a function literal: at top level yaegi would make
+// them globals, typed by its global analysis (which fails on an index of a call's result).
+func topLevel(s ast.Stmt) ast.Stmt {
+	if _, ok := s.(*ast.BlockStmt); ok {
+		return wrapInFunc(s)
+	}
+	return s
 }
 
 // mentions reports whether any of the expressions uses the name.
@@ -186,4 +199,127 @@ func (d *desugarer) packageVars(f *ast.File) {
 	if !d.u.Program && d.u.Body == nil {
 		d.u.Body = &ast.BlockStmt{Lbrace: f.Pos(), Rbrace: f.Pos()}
 	}
+}
+
+// yaegi v0.16.1 loses assignments of a tuple assignment with a call among its values:
+// a, b = h, len(h) leaves a unchanged. Such an assignment is made the two phases the spec
+// describes, one statement each: the operands (index operands and pointers on the left, values
+// on the right, calls in order) into temporaries, then the assignments, left to right:
+//
+//	i, xs[i] = 1, len(xs)   ->   { _c1 := i; _c2 := len(xs); i = 1; xs[_c1] = _c2 }
+
+// tuplePlan is the rewrite of one tuple assignment.
+type tuplePlan struct {
+	lhsTemp []ast.Expr // per target: the operand to evaluate first (index, pointer), or nil
+	rhsTemp []bool     // per value: evaluated into a temporary (constants and nil stay)
+}
+
+// callOperands plans the rewrite of a tuple assignment with a call among its values, before
+// its expressions are rewritten; nil when it needs none or cannot have one (a target that is
+// neither a name, nor an index, field or pointer of a name).
+func (d *desugarer) callOperands(s *ast.AssignStmt) *tuplePlan {
+	if s.Tok != token.ASSIGN || len(s.Lhs) < 2 || len(s.Lhs) != len(s.Rhs) || d.tc == nil {
+		return nil
+	}
+	p := &tuplePlan{lhsTemp: make([]ast.Expr, len(s.Lhs)), rhsTemp: make([]bool, len(s.Rhs))}
+	call := false
+	for i, r := range s.Rhs {
+		tv := d.info.Types[r]
+		p.rhsTemp[i] = tv.Value == nil && !tv.IsNil()
+		call = call || hasCall(r)
+	}
+	if !call {
+		return nil
+	}
+	for i, l := range s.Lhs {
+		switch x := ast.Unparen(l).(type) {
+		case *ast.Ident:
+		case *ast.IndexExpr:
+			if _, ok := x.X.(*ast.Ident); !ok {
+				return nil
+			}
+			p.lhsTemp[i] = x.Index
+		case *ast.StarExpr:
+			if _, ok := x.X.(*ast.Ident); !ok {
+				return nil
+			}
+		case *ast.SelectorExpr:
+			if _, ok := x.X.(*ast.Ident); !ok {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	return p
+}
+
+// hasCall reports a call in e, outside function literals.
+func hasCall(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.CallExpr:
+			found = true
+		case *ast.FuncLit:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// parallel rewrites the (already rewritten) tuple assignment s as planned.
+func (d *desugarer) parallel(s *ast.AssignStmt, p *tuplePlan) ast.Stmt {
+	if p == nil {
+		return s
+	}
+	var list []ast.Stmt
+	temp := func(e ast.Expr) ast.Expr {
+		t := d.temp("c")
+		list = append(list, define(t, e))
+		return ident(t, e.Pos())
+	}
+	names := map[string]bool{}
+	for _, n := range identNames(s.Lhs) {
+		names[n] = true
+	}
+	for i, l := range s.Lhs { // phase one, left: the operands of indexes and indirections
+		switch x := ast.Unparen(l).(type) {
+		case *ast.IndexExpr:
+			if base := x.X.(*ast.Ident); names[base.Name] {
+				x.X = temp(base)
+			}
+			if p.lhsTemp[i] != nil {
+				x.Index = temp(x.Index)
+			}
+		case *ast.StarExpr:
+			if base := x.X.(*ast.Ident); names[base.Name] {
+				x.X = temp(base)
+			}
+		case *ast.SelectorExpr:
+			if base := x.X.(*ast.Ident); names[base.Name] && d.isPointerVar(base) {
+				x.X = temp(base)
+			}
+		}
+	}
+	for i, r := range s.Rhs { // phase one, right: the values, in order
+		if p.rhsTemp[i] {
+			s.Rhs[i] = temp(r)
+		}
+	}
+	for i := range s.Lhs { // phase two: the assignments, left to right
+		list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{s.Lhs[i]}, TokPos: s.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{s.Rhs[i]}})
+	}
+	return &ast.BlockStmt{Lbrace: s.Pos(), List: list, Rbrace: s.End()}
+}
+
+// isPointerVar reports a name whose value is a pointer (a field of it is set through it).
+func (d *desugarer) isPointerVar(id *ast.Ident) bool {
+	t := d.typeOf(id)
+	if t == nil {
+		return true
+	}
+	_, ok := t.Underlying().(*types.Pointer)
+	return ok
 }

@@ -440,6 +440,27 @@ for x := range each([]int{1, 2, 3}) {
 }
 print(fs[0](), fs[1](), fs[2]())
 `}, "10 20 30\n", ""},
+		{"tuple assignment with a call among its values", []string{`import "fmt"
+bestHour, best := "", 0
+for _, h := range []string{"09", "10", "7"} {
+	if len(h) > best {
+		bestHour, best = h, len(h)
+	}
+}
+fmt.Println(bestHour, best)`}, "09 2\n", ""},
+		{"tuple assignment to an index of a name it sets", []string{`xs := []int{5, 6}
+i := 0
+i, xs[i] = 1, len(xs)
+print(i, xs)`}, "1 [2 6]\n", ""},
+		{"top-level tuple := of a call's index and a call", []string{`import "strings"
+s := "a,b"
+name, n := strings.Split(s, ",")[0], len(s)
+print(name, n)`}, "a 3\n", ""},
+		{"running min and max in a tuple", []string{`lo, hi := 100, 0
+for _, v := range []int{3, 9, 1} {
+	lo, hi = min(lo, v), max(hi, v)
+}
+print(lo, hi)`}, "1 9\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
