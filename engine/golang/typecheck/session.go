@@ -235,7 +235,7 @@ func (s *Session) importsOnly(u *validator.GoUnit) *Cell {
 	}
 	return &Cell{
 		Info: &types.Info{}, s: s, u: u, pkg: types.NewPackage("main", "main"),
-		file: filepath.Base(u.Fset.Position(u.Decls.Pos()).Filename),
+		file:  filepath.Base(u.Fset.Position(u.Decls.Pos()).Filename),
 		decls: map[string]string{}, depths: map[string]int{}, prior: s.objs,
 	}
 }
