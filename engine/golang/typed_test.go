@@ -461,6 +461,114 @@ for _, v := range []int{3, 9, 1} {
 	lo, hi = min(lo, v), max(hi, v)
 }
 print(lo, hi)`}, "1 9\n", ""},
+		{"sort.Reverse of an IntSlice", []string{`xs := []int{3, 1, 2}
+sort.Sort(sort.Reverse(sort.IntSlice(xs)))
+print(xs)`}, "added import \"sort\"\n[3 2 1]\n", ""},
+		{"bufio.Scanner over a strings.Reader", []string{`sc := bufio.NewScanner(strings.NewReader("a b  c\nd"))
+sc.Split(bufio.ScanWords)
+n := 0
+for sc.Scan() {
+	n++
+}
+print(n)`}, "added imports \"bufio\", \"strings\"\n4\n", ""},
+		{"time.Duration and time.Date", []string{`d := 90 * time.Second
+t := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+print(d, t.Add(d).Format("15:04"), t.Weekday())`}, "added import \"time\"\n1m30s 12:01 Friday\n", ""},
+		{"errors.Join", []string{`err := errors.Join(errors.New("a"), errors.New("b"))
+print(err)`}, "added import \"errors\"\na\nb\n", ""},
+		{"fmt.Sscanf", []string{`var name string
+var age int
+n, err := fmt.Sscanf("bob 42", "%s %d", &name, &age)
+print(n, err, name, age)`}, "added import \"fmt\"\n2 <nil> bob 42\n", ""},
+		{"an iota enum with a String method", []string{`type Level int
+const (
+	Debug Level = iota
+	Info
+	Warn
+)
+func (l Level) String() string { return [...]string{"DEBUG", "INFO", "WARN"}[l] }
+counts := map[Level]int{Warn: 2, Info: 1}
+print(Warn, counts[Warn], []Level{Debug, Info})`}, "WARN 2 [DEBUG INFO]\n", ""},
+		{"a var group with a call", []string{`var (
+	a = 1
+	b = "x"
+	c = strings.ToUpper(b)
+)
+print(a, b, c)`}, "added import \"strings\"\n1 x X\n", ""},
+		{"recover in a deferred closure", []string{`func safeDiv(a, b int) (q int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	return a / b, nil
+}
+q, err := safeDiv(1, 0)
+print(q, err)`}, "added import \"fmt\"\n0 recovered: runtime error: integer divide by zero\n", ""},
+		{"strconv and unicode", []string{`print(strconv.FormatFloat(3.14159, 'f', 2, 64), strconv.Quote("a\"b"), unicode.IsUpper('Q'))`}, "added imports \"strconv\", \"unicode\"\n3.14 \"a\\\"b\" true\n", ""},
+		{"regexp ReplaceAllStringFunc", []string{"re := regexp.MustCompile(`\\d+`)\nout := re.ReplaceAllStringFunc(\"a1b22\", func(s string) string { return \"<\" + s + \">\" })\nprint(out)"}, "added import \"regexp\"\na<1>b<22>\n", ""},
+		{"json.Marshal with tags", []string{"type Item struct {\n\tID   int    `json:\"id\"`\n\tName string `json:\"name,omitempty\"`\n}\nb, _ := json.Marshal([]Item{{1, \"x\"}, {2, \"\"}})\nprint(string(b))"}, "added import \"encoding/json\"\n[{\"id\":1,\"name\":\"x\"},{\"id\":2}]\n", ""},
+		{"math constants", []string{`print(math.Inf(1), math.MaxInt64, math.Sqrt(2))`}, "added import \"math\"\n+Inf 9223372036854775807 1.4142135623730951\n", ""},
+		{"slices.Insert, BinarySearch, maps.Clone, cmp.Or", []string{`xs := []int{}
+xs = slices.Insert(xs, 0, 5, 6)
+i, found := slices.BinarySearch(xs, 6)
+m2 := maps.Clone(map[string]int{"a": 1})
+print(xs, i, found, m2, cmp.Or("", "dflt"))`}, "added imports \"slices\", \"maps\", \"cmp\"\n[5 6] 1 true map[a:1] dflt\n", ""},
+		{"comma-ok type assertions at top level", []string{`var v any = "str"
+s, ok := v.(string)
+n, ok2 := v.(int)
+print(s, ok, n, ok2)`}, "str true 0 false\n", ""},
+		{"a generic function constrained by a method", []string{`type Stringer interface{ String() string }
+type Temp float64
+func (t Temp) String() string { return fmt.Sprintf("%.1f°C", float64(t)) }
+func show[T Stringer](xs []T) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, x.String())
+	}
+	return out
+}
+print(show([]Temp{21.5, 19}))`}, "added import \"fmt\"\n[21.5\u00b0C 19.0\u00b0C]\n", ""},
+		{"runes of a grid", []string{`grid := [][]rune{[]rune("ab"), []rune("cd")}
+for _, row := range grid {
+	for j := range row {
+		row[j] = unicode.ToUpper(row[j])
+	}
+}
+print(string(grid[0]), string(grid[1]))`}, "added import \"unicode\"\nAB CD\n", ""},
+		{"strings.Cut into a map, sorted keys, Printf", []string{`lines := []string{"k1=v1", "bad", "k2=v2"}
+kv := map[string]string{}
+for _, l := range lines {
+	k, v, ok := strings.Cut(l, "=")
+	if !ok {
+		continue
+	}
+	kv[k] = v
+}
+keys := slices.Collect(maps.Keys(kv))
+slices.Sort(keys)
+fmt.Printf("%d keys: %v\n", len(keys), keys)`}, "added imports \"strings\", \"slices\", \"maps\", \"fmt\"\n2 keys: [k1 k2]\n", ""},
+		{"sha256 and hex", []string{`h := sha256.Sum256([]byte("abc"))
+print(hex.EncodeToString(h[:])[:16])`}, "added imports \"crypto/sha256\", \"encoding/hex\"\nba7816bf8f01cfea\n", ""},
+		{"sort.Slice with a tie-break, Printf in a loop", []string{`counts := map[string]int{"x": 3, "y": 1, "z": 3}
+type pair struct {
+	k string
+	v int
+}
+ps := make([]pair, 0, len(counts))
+for k, v := range counts {
+	ps = append(ps, pair{k, v})
+}
+sort.Slice(ps, func(i, j int) bool {
+	if ps[i].v != ps[j].v {
+		return ps[i].v > ps[j].v
+	}
+	return ps[i].k < ps[j].k
+})
+for _, p := range ps[:2] {
+	fmt.Printf("%s=%d\n", p.k, p.v)
+}
+`}, "added imports \"sort\", \"fmt\"\nx=3\nz=3\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
