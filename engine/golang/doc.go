@@ -44,8 +44,8 @@
 //
 //   - a type and its methods keep their first definition for the session: the checker refuses
 //     a changed type or method, and a method added to an earlier cell's type, saying so;
-//   - values of the cell's types inside struct fields print as their fields (Go calls the
-//     fields' String methods), and %T prints yaegi's wrapper type for them;
+//   - values of the cell's types inside struct fields, and as map keys, print without their
+//     String and Error methods (Go calls them), and %T prints yaegi's wrapper type for them;
 //   - a generic function returning a generic struct type it instantiates with its own type
 //     parameters, sorted with slices.SortFunc, does not compile in yaegi;
 //   - a top-level variable whose type cannot be written in the cell's file (a type of a

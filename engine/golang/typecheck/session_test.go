@@ -214,3 +214,17 @@ func TestLibrary(t *testing.T) {
 		t.Error("os imported")
 	}
 }
+
+// TestCheckRecovers checks that a panic inside the checker (here: a unit no parser makes) is an
+// error of the cell, not a crash.
+func TestCheckRecovers(t *testing.T) {
+	s := newSession(t)
+	_, u, err := s.check("x := 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Decls.Decls = append(u.Decls.Decls, nil)
+	if _, err := s.s.Check(u); err == nil || !strings.Contains(err.Error(), "internal error in the Go type checker") {
+		t.Errorf("got %v", err)
+	}
+}
