@@ -37,5 +37,9 @@
 // only imports packages the policy allows, adds imports of allowed packages only, under their
 // own names, and shows of a compiled package only the symbols the interpreter has; a cell is
 // validated before it is checked. A panic inside go/types is recovered and reported as an
-// internal error; the validator's size and depth limits bound its work.
+// internal error. Its work is bounded: the validator limits a cell's size (128 KB), nesting and
+// constant sizes (a doubling string constant), and the checker refuses generic types that
+// would nest exponentially deep when instantiated (bound.go), which overflowed go/types' stack,
+// a fatal error no recover stops. The largest cell the validator accepts checks in about
+// 0.1 s.
 package typecheck
