@@ -2,12 +2,14 @@ package typecheck
 
 import (
 	"errors"
+	"fmt"
 	"go/printer"
 	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -226,5 +228,31 @@ func TestCheckRecovers(t *testing.T) {
 	u.Decls.Decls = append(u.Decls.Decls, nil)
 	if _, err := s.s.Check(u); err == nil || !strings.Contains(err.Error(), "internal error in the Go type checker") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestCheckBounded checks the checker's work on the worst cells the validator lets through: the
+// largest one, and generic types that nest exponentially (refused before go/types sees them;
+// checked, they overflow its stack). The budget is generous for loaded machines.
+func TestCheckBounded(t *testing.T) {
+	var big strings.Builder
+	for i := 0; big.Len() < validator.DefaultMaxSourceBytes-200; i++ {
+		fmt.Fprintf(&big, "x%d := strings.Split(\"a,b\", \",\")[0] + strconv.Itoa(%d)\n", i, i)
+	}
+	gen := "type T0[P any] struct{ p P }\ntype T1[P any] struct{ p T0[T0[P]] }\n" + chain(2, 59) + "var v T59[int]\n"
+	for name, src := range map[string]string{"largest cell": big.String(), "exponential generics": gen} {
+		s := newSession(t)
+		start := time.Now()
+		_, u, err := s.check(src)
+		d := time.Since(start)
+		if name == "exponential generics" && !strings.Contains(errorsOf(u, err), "nests too deeply") {
+			t.Errorf("%s: %v", name, err)
+		} else if name == "largest cell" && err != nil {
+			t.Errorf("%s: %.300v", name, err)
+		}
+		if d > 5*time.Second {
+			t.Errorf("%s: %d bytes checked in %v", name, len(src), d)
+		}
+		t.Logf("%s: %d bytes in %v", name, len(src), d)
 	}
 }
