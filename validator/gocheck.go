@@ -30,6 +30,7 @@ func (c *checker) goCheck(u *GoUnit) {
 	}
 	g.imports(u.Decls)
 	g.consts = collectConsts(u)
+	g.constStrings()
 	ast.Inspect(u.Decls, g.visit)
 	if u.Body != nil {
 		ast.Inspect(u.Body, g.visit)

@@ -36,6 +36,53 @@ func collectConsts(u *GoUnit) constEnv {
 	return env
 }
 
+// constStrings reports constant declarations whose string value would be over the allocation
+// limit: a string constant doubles in one line (const s1 = s0 + s0), and compilers and type
+// checkers fold constants in memory (2^70 bytes from seventy lines).
+func (g *goChecker) constStrings() {
+	lens := map[string]float64{}
+	for _, vals := range g.consts {
+		for _, v := range vals {
+			if n := g.strLen(v, lens); n > float64(g.c.pol.MaxConstAlloc) {
+				g.c.report(g.off(v.Pos()), AllocSize, fmt.Sprintf("constant string of %s bytes is over the limit of %d", formatSize(n), g.c.pol.MaxConstAlloc))
+			}
+		}
+	}
+}
+
+// strLen estimates the length of a constant string expression (0 when it is not one); lens
+// memoises the constants' lengths (-1 while one is being computed: a cycle).
+func (g *goChecker) strLen(e ast.Expr, lens map[string]float64) float64 {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind == token.STRING {
+			return float64(len(e.Value) - 2) // the quotes (escapes count as their spelling)
+		}
+	case *ast.ParenExpr:
+		return g.strLen(e.X, lens)
+	case *ast.BinaryExpr:
+		if e.Op == token.ADD {
+			return g.strLen(e.X, lens) + g.strLen(e.Y, lens)
+		}
+	case *ast.CallExpr: // a conversion, string(s)
+		if len(e.Args) == 1 {
+			return g.strLen(e.Args[0], lens)
+		}
+	case *ast.Ident:
+		if n, ok := lens[e.Name]; ok {
+			return max(n, 0)
+		}
+		lens[e.Name] = -1
+		n := 0.0
+		for _, v := range g.consts[e.Name] {
+			n = max(n, g.strLen(v, lens))
+		}
+		lens[e.Name] = n
+		return n
+	}
+	return 0
+}
+
 // knownConsts are package constants that allocation bombs reach for.
 var knownConsts = map[string]float64{
 	"math.MaxInt": math.MaxInt64, "math.MaxInt64": math.MaxInt64, "math.MaxUint": math.MaxUint64,

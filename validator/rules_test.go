@@ -63,6 +63,7 @@ func TestGoRules(t *testing.T) {
 		{"x := make([]byte, 1<<40)", []string{"1:19 alloc-size"}},
 		{"const n = 1 << 40\nvar a [n]byte", []string{"2:8 alloc-size"}},
 		{"import \"strings\"\ns := strings.Repeat(\"x\", 1<<30)", []string{"2:26 alloc-size"}},
+		{constDoubling(25), []string{"25:13 alloc-size"}},
 		{"for {\n}", []string{"1:1 hang"}},
 		{"for { switch { default: break } }", []string{"1:1 hang"}},
 		{"select {}", []string{"1:1 hang"}},
@@ -79,7 +80,18 @@ func TestGoRules(t *testing.T) {
 		{"import \"time\"\nstart := time.Now()\n_ = time.Since(start)", nil},
 		{"// go statements are mentioned here, and time.AfterFunc too\nx := \"//go:linkname\"\n_ = x", nil},
 		{"package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(1) }", nil},
+		{constDoubling(24), nil},
 	})
+}
+
+// constDoubling declares string constants s0 (2 bytes) to s<n-1>, each twice the one before:
+// s24 has 2^25 bytes, over the default limit of 2^24.
+func constDoubling(n int) string {
+	src := "const s0 = \"ab\"\n"
+	for i := 1; i < n; i++ {
+		src += fmt.Sprintf("const s%d = s%d + s%d\n", i, i-1, i-1)
+	}
+	return src
 }
 
 func TestJSRules(t *testing.T) {

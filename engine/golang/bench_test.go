@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/traefik/yaegi/interp"
 
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -99,12 +102,103 @@ func BenchmarkWordCount5MB(b *testing.B) {
 }
 
 // bindText defines the global text in the engine (a test helper: cells cannot receive host
-// strings this large through peek).
+// strings this large through peek): a cell declares it, and engine-written code in a file of
+// its own sets it from a test package.
 func (e *Engine) bindText(text string) error {
-	e.stashValues(&text)
-	c := &cell{e: e, u: &validator.GoUnit{Fset: e.FileSet()}}
-	if err := c.runSource(context.Background(), "bench.go", "package main\nvar text string\n", false); err != nil {
+	res, err := validator.Validate(validator.Go, "cell.go", []byte("var text string"), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+	if err != nil {
 		return err
 	}
-	return c.runSource(context.Background(), "bench.go", "package main; func _() { text = *_take(0).(*string) }", true)
+	if r := e.Exec(context.Background(), res.Go); r.Err != nil {
+		return r.Err
+	}
+	if err := e.it.Use(interp.Exports{"benchdata/benchdata": {"Text": reflect.ValueOf(&text).Elem()}}); err != nil {
+		return err
+	}
+	return e.load("bench.go", "package main\n\nimport \"benchdata\"\n\nfunc init() { text = benchdata.Text }\n")
+}
+
+// cell30 is a typical 30-line cell: imports, a type, a helper, parsing, a map and a sort.
+const cell30 = `import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type row struct {
+	name  string
+	score int
+}
+
+func parseRow(line string) (row, bool) {
+	parts := strings.Split(line, ",")
+	if len(parts) != 2 {
+		return row{}, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(parts[1]))
+	if err != nil {
+		return row{}, false
+	}
+	return row{strings.TrimSpace(parts[0]), n}, true
+}
+
+text := "ann, 3\nbob, 5\ncid, x\ndan, 4"
+var rows []row
+for _, line := range strings.Split(text, "\n") {
+	if r, ok := parseRow(line); ok {
+		rows = append(rows, r)
+	}
+}
+sort.Slice(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
+best := rows[0]
+fmt.Println(len(rows), best.name)`
+
+// BenchmarkTypeCheck measures the type check of a 30-line cell in a session whose packages are
+// loaded (the first cell that imports a package pays for decoding it once).
+func BenchmarkTypeCheck(b *testing.B) {
+	s := newTestSession(b, Config{}, "")
+	if r := s.run(cell30); r.Err != nil {
+		b.Fatal(r.Err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		res, err := validator.Validate(validator.Go, "cell.go", []byte(cell30), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
+		if err != nil || res.Err() != nil {
+			b.Fatal(err, res.Err())
+		}
+		b.StartTimer()
+		if _, err := s.e.types.Check(res.Go); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCell30 measures validating, checking and running the 30-line cell in a warm engine.
+func BenchmarkCell30(b *testing.B) {
+	s := newTestSession(b, Config{}, "")
+	for b.Loop() {
+		if r := s.run(cell30); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// BenchmarkSessionStart measures what a Go worker does before it is ready: a new engine, and
+// the session's import of fmt. The type checker loads nothing for an imports-only cell.
+func BenchmarkSessionStart(b *testing.B) {
+	h := &fakeHost{text: "x"}
+	for b.Loop() {
+		e, err := New(Config{}, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := validator.Validate(validator.Go, "cell.go", []byte(`import "fmt"`), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+		if err != nil || res.Err() != nil {
+			b.Fatal(err, res.Err())
+		}
+		if r := e.Exec(context.Background(), res.Go); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
 }

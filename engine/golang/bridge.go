@@ -65,11 +65,9 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 		"ErrorsAs":  reflect.ValueOf(errorsAs),
 		"ErrorsIs":  reflect.ValueOf(errorsIs),
 		"Clear":     reflect.ValueOf(clearValue),
-		"Stash":     reflect.ValueOf(e.stashValues),
 		"At":        reflect.ValueOf(e.at),
 		"Defer":     reflect.ValueOf(func(f func()) { e.withState(func(st *cellState) { st.defers = append(st.defers, f) }) }),
 		"RunDefers": reflect.ValueOf(e.runDefers),
-		"Take":      reflect.ValueOf(e.take),
 		"Context":   reflect.ValueOf((*Context)(nil)),
 		"Match":     reflect.ValueOf((*Match)(nil)),
 		"Slice":     reflect.ValueOf((*Slice)(nil)),
@@ -152,24 +150,6 @@ func (e *Engine) runDefers() {
 		}
 		f()
 	}
-}
-
-// stashValues and take carry the values of a top-level := whose type yaegi cannot infer (see
-// cell.genericDefine) from the function that computed them to the variables declared for them.
-// They are pointers to the values, so that the static type survives (also for nil interfaces).
-func (e *Engine) stashValues(ptrs ...any) { e.withState(func(st *cellState) { st.stash = ptrs }) }
-
-func (e *Engine) take(i int) any {
-	var v any
-	e.withState(func(st *cellState) {
-		if i >= 0 && i < len(st.stash) {
-			v = st.stash[i]
-		}
-	})
-	if v == nil {
-		hostFail(fault.Code, "nothing stashed at %d", i)
-	}
-	return v
 }
 
 // recordFinal serialises v host-side: a string as it is, anything else as JSON.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -52,10 +53,9 @@ func isCompileError(err error) bool {
 
 // cell runs the parts of one unit.
 type cell struct {
-	e       *Engine
-	u       *validator.GoUnit
-	marks   []token.Pos // the top-level statements' positions (see desugarer.body)
-	structs []string    // names of the struct types declared so far (see typeNamer)
+	e     *Engine
+	u     *validator.GoUnit
+	marks []token.Pos // the top-level statements' positions (see desugarer.body)
 }
 
 // decls compiles and runs the unit's declarations, skipping imports this file name already has
@@ -104,6 +104,29 @@ func importKey(file string, s *ast.ImportSpec) string {
 	}
 	path, _ := strconv.Unquote(s.Path.Value)
 	return file + "\x00" + name + "\x00" + path
+}
+
+// stmts compiles and runs a snippet's statements (at top level).
+func (c *cell) stmts(ctx context.Context, list []ast.Stmt) error {
+	if len(list) == 0 {
+		return nil
+	}
+	b := &ast.BlockStmt{Lbrace: list[0].Pos(), List: list, Rbrace: list[len(list)-1].End()}
+	return c.run(ctx, b, b)
+}
+
+// typeError turns the type checker's errors into the cell's compile error: the first at its
+// position, the others on their own lines after it.
+func typeError(u *validator.GoUnit, err error) error {
+	var l typecheck.List
+	if !errors.As(err, &l) || len(l) == 0 {
+		return &Error{Kind: fault.Code, Msg: err.Error(), Err: err, compile: true}
+	}
+	e := &Error{Kind: fault.Code, Pos: u.Position(l[0].Pos), Msg: l[0].Msg, compile: true}
+	for _, x := range l[1:] {
+		e.Msg += "\n" + u.Position(x.Pos).String() + ": " + x.Msg
+	}
+	return e
 }
 
 // run compiles n and executes it. src is the part of the unit n comes from, used to map
@@ -156,12 +179,45 @@ func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
 			if k := fault.KindOf(he.Err); k != "" {
 				e.Kind = k
 			}
+			e.Pos = c.panicPosition(src)
 		} else {
-			e.Msg = "panic: " + fmt.Sprint(p.Value)
+			msg, at := panicMessage(fmt.Sprint(p.Value))
+			e.Msg = "panic: " + msg
+			if e.Pos = c.panicPosition(src); at != nil {
+				e.Pos = c.position(at[1], at[2], at[3], src)
+			}
 		}
-		e.Pos = c.panicPosition(src)
 	}
 	return e
+}
+
+// runtimePanics maps the panics of yaegi's reflect-based evaluation to the run-time errors Go
+// reports for the same faults (without the index and length Go adds: yaegi does not give them).
+var runtimePanics = []struct{ prefix, msg string }{
+	{"reflect: slice index out of range", "runtime error: index out of range"},
+	{"reflect: array index out of range", "runtime error: index out of range"},
+	{"reflect: string index out of range", "runtime error: index out of range"},
+	{"reflect.Value.Slice", "runtime error: slice bounds out of range"},
+	{"reflect.Value.Call: call of nil function", nilDeref},
+	{"reflect: Method on nil interface value", nilDeref},
+	{"reflect: call of reflect.Value.", nilDeref}, // ... on zero Value: a nil pointer or interface
+}
+
+const nilDeref = "runtime error: invalid memory address or nil pointer dereference"
+
+// panicMessage returns the message of a panic as Go words it, and the position yaegi put in it
+// (interface conversions carry one), as posPrefix submatches, or nil.
+func panicMessage(msg string) (string, []string) {
+	var at []string
+	if m := posPrefix.FindStringSubmatch(msg); m != nil && strings.HasSuffix(m[1], ".go") {
+		msg, at = m[4], m
+	}
+	for _, p := range runtimePanics {
+		if strings.HasPrefix(msg, p.prefix) {
+			return p.msg, at
+		}
+	}
+	return msg, at
 }
 
 // panicPosition is the position of the top-level statement that was running, or else the

@@ -4,20 +4,22 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
-	"path"
-	"reflect"
+	"go/types"
+	"strconv"
+	"strings"
 )
 
 func (d *desugarer) expr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
+	case *ast.Ident:
+		return d.instantiate(x, x, 0)
 	case *ast.CallExpr:
 		return d.call(x)
 	case *ast.FuncLit:
-		d.push()
-		d.declareFields(x.Type.Params)
-		d.declareFields(x.Type.Results)
+		sig, _ := d.typeOf(x).(*types.Signature)
+		d.sigs = append(d.sigs, sig)
 		d.stmtList(x.Body.List)
-		d.pop()
+		d.sigs = d.sigs[:len(d.sigs)-1]
 	case *ast.BinaryExpr:
 		x.X, x.Y = d.expr(x.X), d.expr(x.Y)
 	case *ast.UnaryExpr:
@@ -25,14 +27,21 @@ func (d *desugarer) expr(e ast.Expr) ast.Expr {
 	case *ast.ParenExpr:
 		x.X = d.expr(x.X)
 	case *ast.SelectorExpr:
+		if d.info.Instances[x.Sel].TypeArgs != nil {
+			return d.instantiate(x, x.Sel, 0)
+		}
 		x.X = d.expr(x.X)
 	case *ast.IndexExpr:
+		if id := funcIdent(x.X); id != nil && d.info.Instances[id].TypeArgs != nil {
+			return d.instantiate(x, id, 1)
+		}
 		x.X, x.Index = d.expr(x.X), d.expr(x.Index)
-		e = d.instantiate(x, x.X, []ast.Expr{x.Index}, x.Lbrack, x.Rbrack)
 	case *ast.IndexListExpr:
+		if id := funcIdent(x.X); id != nil && d.info.Instances[id].TypeArgs != nil {
+			return d.instantiate(x, id, len(x.Indices))
+		}
 		x.X = d.expr(x.X)
 		d.exprs(x.Indices)
-		e = d.instantiate(x, x.X, x.Indices, x.Lbrack, x.Rbrack)
 	case *ast.SliceExpr:
 		x.X = d.expr(x.X)
 		for _, p := range []*ast.Expr{&x.Low, &x.High, &x.Max} {
@@ -47,48 +56,106 @@ func (d *desugarer) expr(e ast.Expr) ast.Expr {
 	case *ast.KeyValueExpr:
 		x.Value = d.expr(x.Value)
 	case *ast.CompositeLit:
-		d.exprs(x.Elts)
+		elem := ifaceElem(d.typeOf(x))
+		for i, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				kv.Value = d.toIface(kv.Value, elem)
+			} else {
+				x.Elts[i] = d.toIface(el, elem)
+			}
+		}
 	}
 	return e
 }
 
-// instantiate rewrites explicit type arguments of a generic function whose type parameters the
-// pass duplicated (see rewriteGeneric): F[A, B] becomes F[A, A, B].
-func (d *desugarer) instantiate(e, fun ast.Expr, args []ast.Expr, lbrack, rbrack token.Pos) ast.Expr {
-	id, ok := fun.(*ast.Ident)
-	if !ok {
-		return e
-	}
-	var out []ast.Expr
-	for _, orig := range d.genericMap(id.Name) {
-		if orig < len(args) {
-			out = append(out, args[orig])
+// ifaceElem returns the element type of a slice, array or map type when it is the empty
+// interface (converting to another interface explicitly trips yaegi up).
+func ifaceElem(t types.Type) types.Type {
+	var elem types.Type
+	switch u := types.Unalias(t).(type) {
+	case nil:
+		return nil
+	default:
+		switch c := u.Underlying().(type) {
+		case *types.Slice:
+			elem = c.Elem()
+		case *types.Array:
+			elem = c.Elem()
+		case *types.Map:
+			elem = c.Elem()
 		}
 	}
-	if len(out) <= len(args) {
-		return e
-	}
-	return &ast.IndexListExpr{X: fun, Lbrack: lbrack, Indices: out, Rbrack: rbrack}
-}
-
-func (d *desugarer) genericMap(name string) []int {
-	if _, declared := d.lookupLocal(name); declared {
+	if it, ok := elem.(*types.Interface); elem == nil || !ok && !isEmptyAlias(elem) || ok && !it.Empty() {
 		return nil
 	}
-	if m, ok := d.generics[name]; ok {
-		return m
-	}
-	return d.s.generics[name]
+	return elem
 }
 
-// lookupLocal reports a name declared in a scope inside the unit's top level.
-func (d *desugarer) lookupLocal(name string) (kind, bool) {
-	for i := len(d.scopes) - 1; i >= 1; i-- {
-		if k, ok := d.scopes[i][name]; ok {
-			return k, true
+// isEmptyAlias reports any (an alias of interface{}).
+func isEmptyAlias(t types.Type) bool {
+	it, ok := types.Unalias(t).(*types.Interface)
+	return ok && it.Empty()
+}
+
+// toIface rewrites e, and converts it explicitly to the empty interface type iface (when not
+// nil) if it is a value of a type the cell declared: yaegi stores such a value converted
+// implicitly (in a composite literal, by append) so that fmt later prints it as yaegi's
+// internals.
+func (d *desugarer) toIface(e ast.Expr, iface types.Type) ast.Expr {
+	t := d.typeOf(e)
+	r := d.expr(e)
+	if iface == nil || t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
+		return r
+	}
+	te := d.typeExpr(iface, e.Pos())
+	if te == nil {
+		return r
+	}
+	return &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: e.Pos(), X: te, Rparen: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{r}, Rparen: e.End()}
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// funcIdent returns the identifier naming a function in F or pkg.F, or nil.
+func funcIdent(e ast.Expr) *ast.Ident {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x
+	case *ast.SelectorExpr:
+		return x.Sel
+	}
+	return nil
+}
+
+// instantiate writes out every type argument of a generic function reference (F, pkg.F, or
+// F[A] with `explicit` arguments written): F[A, B]. yaegi infers type arguments by position of
+// occurrence, not at all from compiled functions or variadic parameters; given them all, it
+// instantiates correctly. A reference whose type arguments cannot be written stays as it is.
+func (d *desugarer) instantiate(e ast.Expr, id *ast.Ident, explicit int) ast.Expr {
+	inst, ok := d.info.Instances[id]
+	if _, isFunc := d.info.Uses[id].(*types.Func); !ok || !isFunc || inst.TypeArgs.Len() <= explicit && explicit > 0 {
+		return e
+	}
+	args := make([]ast.Expr, inst.TypeArgs.Len())
+	for i := range args {
+		if args[i] = d.typeExpr(inst.TypeArgs.At(i), id.Pos()); args[i] == nil {
+			return e
 		}
 	}
-	return kUnknown, false
+	fun := ast.Expr(id)
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		fun = sel
+	} else if ix, ok := e.(*ast.IndexExpr); ok {
+		fun = ix.X
+	} else if ix, ok := e.(*ast.IndexListExpr); ok {
+		fun = ix.X
+	}
+	return &ast.IndexListExpr{X: fun, Lbrack: id.End(), Indices: args, Rbrack: id.End()}
 }
 
 // fmtBoxFrom gives, for fmt's printing functions, the index of the first value argument.
@@ -98,549 +165,165 @@ var fmtBoxFrom = map[string]int{
 	"Fprintf": 2, "Appendf": 2,
 }
 
+// callee is the object a call's function expression names (a builtin, a function), or nil.
+func (d *desugarer) callee(fun ast.Expr) types.Object {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		return d.info.Uses[f]
+	case *ast.SelectorExpr:
+		return d.info.Uses[f.Sel]
+	}
+	return nil
+}
+
 func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
-	x.Fun = d.expr(x.Fun)
-	d.exprs(x.Args)
-	switch fun := x.Fun.(type) {
-	case *ast.Ident:
-		if !d.isBuiltin(fun.Name) {
-			if d.genericMap(fun.Name) != nil {
-				d.wrapCompiledFuncArgs(x)
-			}
-			return x
-		}
-		switch fun.Name {
+	var boxes []argBox
+	obj := d.callee(x.Fun)
+	switch obj := obj.(type) {
+	case *types.Builtin:
+		switch obj.Name() {
 		case "min", "max":
-			return minMax(x, "_"+fun.Name)
+			if lit := d.constant(x); lit != nil {
+				return lit
+			}
+		}
+	case *types.Func:
+		if obj == d.preludeObj("print") {
+			d.unconvert(x.Args)
+			boxes = d.boxes(x, 0, false)
+		} else if from, ok := fmtBoxFrom[obj.Name()]; ok && pkgPath(obj) == "fmt" {
+			if obj.Name() != "Errorf" {
+				d.unconvert(x.Args[min(from, len(x.Args)):])
+			}
+			boxes = d.boxes(x, from, obj.Name() == "Errorf")
+		}
+	}
+	x.Fun = d.expr(x.Fun)
+	if b, ok := obj.(*types.Builtin); ok && b.Name() == "append" && len(x.Args) > 1 && !x.Ellipsis.IsValid() {
+		elem := ifaceElem(d.typeOf(x.Args[0]))
+		x.Args[0] = d.expr(x.Args[0])
+		for i := 1; i < len(x.Args); i++ {
+			x.Args[i] = d.toIface(x.Args[i], elem)
+		}
+	} else {
+		d.exprs(x.Args)
+	}
+	for i, b := range boxes {
+		x.Args[i] = d.boxArg(x.Args[i], b)
+	}
+	switch obj := obj.(type) {
+	case *types.Builtin:
+		switch obj.Name() {
+		case "min", "max":
+			return d.minMax(x, "_"+obj.Name())
 		case "clear":
-			fun.Name = "_clear"
-		case "print":
-			d.boxArgs(x, 0)
+			x.Fun = ident("_clear", x.Fun.Pos())
 		}
-	case *ast.SelectorExpr:
-		pkg, ok := fun.X.(*ast.Ident)
-		if !ok || !d.isPackage(pkg.Name) {
-			return x
-		}
-		switch pkg.Name {
-		case "fmt":
-			if from, ok := fmtBoxFrom[fun.Sel.Name]; ok {
-				d.boxArgs(x, from)
-			}
-		case "errors":
-			if fun.Sel.Name == "As" || fun.Sel.Name == "Is" {
-				x.Fun = ident("_errors"+fun.Sel.Name, fun.Pos())
-			}
-		}
-	}
-	return x
-}
-
-// boxArgs boxes the value arguments of a printing call whose static type is an interpreted
-// interface with a String or Error method: yaegi passes such values to compiled code without
-// their methods. The box calls the method through the interface, which works.
-func (d *desugarer) boxArgs(x *ast.CallExpr, from int) {
-	if x.Ellipsis.IsValid() {
-		return
-	}
-	for i := from; i < len(x.Args); i++ {
-		a := x.Args[i]
-		if !pure(a) {
-			continue
-		}
-		switch k := d.kindOf(a); k {
-		case kStringer, kErrorer:
-			x.Args[i] = boxIface(a, k)
-		case kStringers, kErrorers:
-			x.Args[i] = boxEach(a, elemKind(k), d.temp("i"))
-		}
-	}
-}
-
-// boxIface is _boxIface(a, func() string { return a.String() }, false) (or Error, true).
-func boxIface(a ast.Expr, k kind) ast.Expr {
-	method, isErr := "String", "false"
-	if k == kErrorer {
-		method, isErr = "Error", "true"
-	}
-	pos := a.Pos()
-	str := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{List: []*ast.Field{{Type: ident("string", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
-			&ast.CallExpr{Fun: &ast.SelectorExpr{X: copyExpr(a), Sel: ident(method, pos)}, Lparen: pos, Rparen: pos}}}}, Rbrace: pos},
-	}
-	return &ast.CallExpr{Fun: ident("_boxIface", pos), Lparen: pos, Args: []ast.Expr{a, str, ident(isErr, pos)}, Rparen: a.End()}
-}
-
-// boxEach is _boxEach(len(a), func(i int) any { return <boxIface(a[i])> }): a []any of boxes,
-// which fmt prints as it would print the slice.
-func boxEach(a ast.Expr, k kind, i string) ast.Expr {
-	pos := a.Pos()
-	elem := &ast.IndexExpr{X: copyExpr(a), Lbrack: pos, Index: ident(i, pos), Rbrack: pos}
-	f := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{List: []*ast.Field{{Names: []*ast.Ident{ident(i, pos)}, Type: ident("int", pos)}}},
-			Results: &ast.FieldList{List: []*ast.Field{{Type: ident("any", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{boxIface(elem, k)}}}, Rbrace: pos},
-	}
-	n := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{a}, Rparen: pos}
-	return &ast.CallExpr{Fun: ident("_boxEach", pos), Lparen: pos, Args: []ast.Expr{n, f}, Rparen: a.End()}
-}
-
-// pure reports expressions that can be evaluated twice: names, and index and field reads of them.
-func pure(e ast.Expr) bool {
-	switch x := e.(type) {
-	case *ast.Ident:
-		return true
-	case *ast.IndexExpr:
-		return pure(x.X) && (pure(x.Index) || constValue(x.Index) != nil)
-	case *ast.SelectorExpr:
-		return pure(x.X)
-	case *ast.ParenExpr:
-		return pure(x.X)
-	}
-	return false
-}
-
-func copyExpr(e ast.Expr) ast.Expr {
-	switch x := e.(type) {
-	case *ast.Ident:
-		c := *x
-		return &c
-	case *ast.IndexExpr:
-		return &ast.IndexExpr{X: copyExpr(x.X), Lbrack: x.Lbrack, Index: copyExpr(x.Index), Rbrack: x.Rbrack}
-	case *ast.SelectorExpr:
-		return &ast.SelectorExpr{X: copyExpr(x.X), Sel: copyExpr(x.Sel).(*ast.Ident)}
-	case *ast.ParenExpr:
-		return &ast.ParenExpr{Lparen: x.Lparen, X: copyExpr(x.X), Rparen: x.Rparen}
-	case *ast.BasicLit:
-		c := *x
-		return &c
-	}
-	return e
-}
-
-// minMax folds min and max of constants (Go makes them constants) and calls the prelude's
-// generic helper otherwise, with a non-constant argument first so that inference picks its type.
-func minMax(x *ast.CallExpr, helper string) ast.Expr {
-	vals := make([]constant.Value, len(x.Args))
-	first := -1
-	for i, a := range x.Args {
-		vals[i] = constValue(a)
-		if vals[i] == nil && first < 0 {
-			first = i
-		}
-	}
-	if first < 0 && len(vals) > 0 {
-		if folded := foldMinMax(x.Args, vals, helper == "_min"); folded != nil {
-			return folded
-		}
-	}
-	if first > 0 {
-		x.Args[0], x.Args[first] = x.Args[first], x.Args[0]
-	}
-	x.Fun = ident(helper, x.Fun.Pos())
-	return x
-}
-
-func foldMinMax(args []ast.Expr, vals []constant.Value, isMin bool) (out ast.Expr) {
-	defer func() {
-		if recover() != nil { // mixed kinds (a string and a number): let the compiler report it
-			out = nil
-		}
-	}()
-	best, anyFloat := 0, false
-	for i, v := range vals {
-		anyFloat = anyFloat || v.Kind() == constant.Float
-		op := token.GTR
-		if isMin {
-			op = token.LSS
-		}
-		if constant.Compare(v, op, vals[best]) {
-			best = i
-		}
-	}
-	if anyFloat && vals[best].Kind() == constant.Int {
-		return &ast.BasicLit{ValuePos: args[best].Pos(), Kind: token.FLOAT, Value: constant.ToFloat(vals[best]).ExactString() + ".0"}
-	}
-	return args[best]
-}
-
-// constValue returns the value of a literal, possibly signed, or nil.
-func constValue(e ast.Expr) constant.Value {
-	switch x := e.(type) {
-	case *ast.BasicLit:
-		v := constant.MakeFromLiteral(x.Value, x.Kind, 0)
-		if v.Kind() == constant.Unknown {
-			return nil
-		}
-		return v
-	case *ast.ParenExpr:
-		return constValue(x.X)
-	case *ast.UnaryExpr:
-		if v := constValue(x.X); v != nil && (x.Op == token.SUB || x.Op == token.ADD) && v.Kind() != constant.String {
-			return constant.UnaryOp(x.Op, v, 0)
-		}
-	}
-	return nil
-}
-
-// packageKeys maps an allowed package's name to its key in symbolTable.
-var packageKeys = func() map[string]string {
-	m := map[string]string{}
-	for k := range symbolTable {
-		m[path.Base(k)] = k
-	}
-	return m
-}()
-
-// wrapCompiledFuncArgs replaces compiled functions passed to a generic function (strings.ToUpper)
-// by function literals calling them: yaegi cannot infer type arguments from compiled functions.
-func (d *desugarer) wrapCompiledFuncArgs(x *ast.CallExpr) {
-	for i, a := range x.Args {
-		sel, ok := a.(*ast.SelectorExpr)
-		if !ok {
-			continue
-		}
-		pkg, ok := sel.X.(*ast.Ident)
-		if !ok || !d.isPackage(pkg.Name) {
-			continue
-		}
-		v, ok := symbolsOf(packageKeys[pkg.Name])[sel.Sel.Name]
-		if !ok || v.Kind() != reflect.Func {
-			continue
-		}
-		if lit := funcLitFor(sel, v.Type()); lit != nil {
-			x.Args[i] = lit
-		}
-	}
-}
-
-// funcLitFor builds func(_a0 T0, ...) (R...) { return sel(_a0, ...) } when every parameter and
-// result type is predeclared (or a slice of one).
-func funcLitFor(sel *ast.SelectorExpr, t reflect.Type) *ast.FuncLit {
-	if t.IsVariadic() {
-		return nil
-	}
-	pos := sel.Pos()
-	ft := &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{}}
-	call := &ast.CallExpr{Fun: sel, Lparen: pos, Rparen: pos}
-	for i := 0; i < t.NumIn(); i++ {
-		te := typeExprOf(t.In(i), pos)
-		if te == nil {
-			return nil
-		}
-		name := ident("_a"+string(rune('0'+i)), pos)
-		ft.Params.List = append(ft.Params.List, &ast.Field{Names: []*ast.Ident{name}, Type: te})
-		call.Args = append(call.Args, ident(name.Name, pos))
-	}
-	for i := 0; i < t.NumOut(); i++ {
-		te := typeExprOf(t.Out(i), pos)
-		if te == nil {
-			return nil
-		}
-		ft.Results.List = append(ft.Results.List, &ast.Field{Type: te})
-	}
-	var body ast.Stmt = &ast.ExprStmt{X: call}
-	if t.NumOut() > 0 {
-		body = &ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}
-	}
-	return &ast.FuncLit{Type: ft, Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos}}
-}
-
-func typeExprOf(t reflect.Type, pos token.Pos) ast.Expr {
-	if t.Kind() == reflect.Slice {
-		if elt := typeExprOf(t.Elem(), pos); elt != nil {
-			return &ast.ArrayType{Lbrack: pos, Elt: elt}
-		}
-		return nil
-	}
-	if t.PkgPath() != "" || t.Name() == "" || t.Kind() == reflect.Interface && t.Name() != "error" {
-		return nil
-	}
-	return ident(t.Name(), pos)
-}
-
-// kindOf guesses the kind of an expression.
-func (d *desugarer) kindOf(e ast.Expr) kind {
-	switch x := e.(type) {
-	case *ast.BasicLit:
-		if x.Kind == token.INT || x.Kind == token.CHAR {
-			return kInt
-		}
-		return kOther
-	case *ast.Ident:
-		k, _ := d.lookup(x.Name)
-		return k
-	case *ast.ParenExpr:
-		return d.kindOf(x.X)
-	case *ast.UnaryExpr:
-		if x.Op == token.SUB || x.Op == token.ADD || x.Op == token.XOR {
-			return d.kindOf(x.X)
-		}
-	case *ast.BinaryExpr:
-		switch x.Op {
-		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.SHL, token.SHR, token.AND, token.OR, token.XOR, token.AND_NOT:
-			if d.kindOf(x.X) == kInt || d.kindOf(x.Y) == kInt {
-				return kInt
-			}
-		}
-	case *ast.CallExpr:
-		if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) == 1 {
-			if k, ok := d.ifaceKind(id.Name); ok { // a conversion
-				return k
-			}
-		}
-		if ks := d.resultKinds(x); len(ks) > 0 {
-			return ks[0]
-		}
-	case *ast.FuncLit:
-		return iterKind(x.Type)
-	case *ast.CompositeLit:
-		return d.typeKind(x.Type)
-	case *ast.IndexExpr:
-		return elemKind(d.kindOf(x.X))
-	}
-	return kUnknown
-}
-
-func (d *desugarer) ifaceKind(name string) (kind, bool) {
-	if k, ok := d.ifaces[name]; ok {
-		return k, true
-	}
-	k, ok := d.s.ifaces[name]
-	return k, ok
-}
-
-// sourceIterators are the iterator functions of the interpreted maps and slices packages.
-var sourceIterators = map[string]kind{
-	"maps.Keys": kIter1, "maps.Values": kIter1, "maps.All": kIter2,
-	"slices.Values": kIter1, "slices.All": kIter2, "slices.Backward": kIter2, "slices.Chunk": kIter1,
-}
-
-// resultKinds guesses the kinds of a call's results.
-func (d *desugarer) resultKinds(e ast.Expr) []kind {
-	call, ok := e.(*ast.CallExpr)
-	if !ok {
-		return nil
-	}
-	switch fun := call.Fun.(type) {
-	case *ast.Ident:
-		if d.isBuiltin(fun.Name) && (fun.Name == "len" || fun.Name == "cap") {
-			return []kind{kInt}
-		}
-		if k := typeNameKind(fun.Name); k == kInt && d.isBuiltin(fun.Name) {
-			return []kind{kInt} // a conversion
-		}
-		if _, local := d.lookupLocal(fun.Name); !local {
-			if k, ok := d.funcs[fun.Name]; ok {
-				return []kind{k}
-			}
-			if k, ok := d.s.funcs[fun.Name]; ok {
-				return []kind{k}
-			}
-		}
-	case *ast.IndexExpr:
-		return d.resultKinds(&ast.CallExpr{Fun: fun.X})
-	case *ast.IndexListExpr:
-		return d.resultKinds(&ast.CallExpr{Fun: fun.X})
-	case *ast.SelectorExpr:
-		pkg, ok := fun.X.(*ast.Ident)
-		if !ok || !d.isPackage(pkg.Name) {
-			return nil
-		}
-		if k, ok := sourceIterators[pkg.Name+"."+fun.Sel.Name]; ok {
-			return []kind{k}
-		}
-		if v, ok := symbolsOf(packageKeys[pkg.Name])[fun.Sel.Name]; ok && v.Kind() == reflect.Func {
-			return compiledResultKinds(v.Type())
-		}
-	}
-	return nil
-}
-
-var (
-	stringSeq = reflect.TypeOf(func(func(string) bool) {})
-	bytesSeq  = reflect.TypeOf(func(func([]byte) bool) {})
-)
-
-func compiledResultKinds(t reflect.Type) []kind {
-	ks := make([]kind, t.NumOut())
-	for i := range ks {
-		o := t.Out(i)
+	case *types.Func:
 		switch {
-		case o.Kind() >= reflect.Int && o.Kind() <= reflect.Uintptr:
-			ks[i] = kInt
-		case o.ConvertibleTo(stringSeq) && o.Kind() == reflect.Func:
-			ks[i] = kIterString
-		case o.ConvertibleTo(bytesSeq) && o.Kind() == reflect.Func:
-			ks[i] = kIterBytes
-		default:
-			ks[i] = kOther
+		case obj == d.preludeObj("print"):
+			d.printCall(x)
+		case pkgPath(obj) == "errors" && (obj.Name() == "As" || obj.Name() == "Is"):
+			x.Fun = ident("_errors"+obj.Name(), x.Fun.Pos())
 		}
 	}
-	return ks
+	return x
 }
 
-// typeKind is the kind of values of a type expression.
-func (d *desugarer) typeKind(t ast.Expr) kind {
-	switch x := t.(type) {
-	case nil:
-		return kUnknown
-	case *ast.Ident:
-		if k, ok := d.ifaceKind(x.Name); ok {
-			return k
-		}
-		return typeNameKind(x.Name)
-	case *ast.FuncType:
-		return iterKind(x)
-	case *ast.ParenExpr:
-		return d.typeKind(x.X)
-	case *ast.ArrayType:
-		return collectionOf(d.typeKind(x.Elt), false)
-	case *ast.MapType:
-		return collectionOf(d.typeKind(x.Value), true)
+// printCall makes a call of the API's print a call of fmt.Println, which writes to the same
+// output with the same formatting: yaegi gives values of the cell's types with String and Error
+// methods their methods only when they are passed to fmt's functions directly. The cell's file
+// gets an import of fmt when it has none (not announced: the cell did not write fmt); when the
+// name fmt means something else there, the call stays a call of print.
+func (d *desugarer) printCall(x *ast.CallExpr) {
+	pos := x.Fun.Pos()
+	name := d.importName("fmt", pos)
+	if name == "" && d.importPkg("fmt", pos) {
+		name = "fmt"
 	}
-	return kOther
+	if name != "" {
+		x.Fun = &ast.SelectorExpr{X: ident(name, pos), Sel: ident("Println", pos)}
+	}
 }
 
-func typeNameKind(name string) kind {
-	switch name {
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "byte", "rune":
-		return kInt
-	}
-	return kOther
-}
-
-// iterKind recognises func(yield func(...) bool) with one or two yielded values.
-func iterKind(ft *ast.FuncType) kind {
-	if ft.Results != nil && len(ft.Results.List) > 0 || ft.Params == nil || ft.Params.NumFields() != 1 {
-		return kOther
-	}
-	y, ok := ft.Params.List[0].Type.(*ast.FuncType)
-	if !ok || y.Results == nil || y.Results.NumFields() != 1 {
-		return kOther
-	}
-	if r, ok := y.Results.List[0].Type.(*ast.Ident); !ok || r.Name != "bool" {
-		return kOther
-	}
-	switch y.Params.NumFields() {
-	case 1:
-		return kIter1
-	case 2:
-		return kIter2
-	}
-	return kOther
-}
-
-// resultKind is the kind of a function's first result.
-func (d *desugarer) resultKind(ft *ast.FuncType) kind {
-	if ft.Results == nil || len(ft.Results.List) == 0 {
-		return kOther
-	}
-	return d.typeKind(ft.Results.List[0].Type)
-}
-
-// registerTypes records the unit's interface types that have a String or Error method.
-func (d *desugarer) registerTypes(decl ast.Decl) {
-	g, ok := decl.(*ast.GenDecl)
-	if !ok || g.Tok != token.TYPE {
-		return
-	}
-	for _, s := range g.Specs {
-		ts := s.(*ast.TypeSpec)
-		it, ok := ts.Type.(*ast.InterfaceType)
-		if !ok {
-			continue
-		}
-		k := kUnknown
-		for _, m := range it.Methods.List {
-			switch t := m.Type.(type) {
-			case *ast.FuncType:
-				for _, n := range m.Names {
-					k = strongest(k, map[string]kind{"Error": kErrorer, "String": kStringer}[n.Name])
-				}
-			case *ast.Ident:
-				if t.Name == "error" {
-					k = kErrorer
-				} else if ik, ok := d.ifaceKind(t.Name); ok {
-					k = strongest(k, ik)
-				}
-			case *ast.SelectorExpr:
-				if x, ok := t.X.(*ast.Ident); ok && x.Name == "fmt" && t.Sel.Name == "Stringer" {
-					k = strongest(k, kStringer)
-				}
-			}
-		}
-		if k != kUnknown {
-			d.ifaces[ts.Name.Name] = k
+// unconvert replaces arguments that convert a value of a type the cell declared to an interface
+// (error(&myErr{}), any(v)) by the value: printed, it is the same, and yaegi fails on such a
+// conversion passed on to compiled code.
+func (d *desugarer) unconvert(args []ast.Expr) {
+	for i, a := range args {
+		if inner := d.ifaceConversion(a); inner != nil {
+			args[i] = inner
 		}
 	}
 }
 
-// strongest prefers Error to String, as fmt does.
-func strongest(a, b kind) kind {
-	if a == kErrorer || b == kErrorer {
-		return kErrorer
+// ifaceConversion returns v when e is I(v), I an interface type and v of a type (or a pointer
+// to a type) the cell declared; nil otherwise.
+func (d *desugarer) ifaceConversion(e ast.Expr) ast.Expr {
+	c, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(c.Args) != 1 || !d.info.Types[c.Fun].IsType() || !isInterface(d.info.Types[c.Fun].Type) {
+		return nil
 	}
-	if a == kStringer || b == kStringer {
-		return kStringer
+	if t := d.typeOf(c.Args[0]); t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
+		return nil
 	}
-	return kUnknown
+	return c.Args[0]
 }
 
-// genericTyped reports right-hand sides whose type yaegi would take from a generic function's
-// result type (see define.go).
-func (d *desugarer) genericTyped(rhs []ast.Expr) bool {
-	for _, e := range rhs {
-		if d.typedByGeneric(e) {
-			return true
+func pkgPath(obj types.Object) string {
+	if obj.Pkg() == nil {
+		return ""
+	}
+	return obj.Pkg().Path()
+}
+
+// constant returns the literal of a constant call (min and max of constants), or nil.
+func (d *desugarer) constant(x *ast.CallExpr) ast.Expr {
+	tv := d.info.Types[x]
+	if tv.Value == nil {
+		return nil
+	}
+	pos := x.Pos()
+	var lit *ast.BasicLit
+	switch v := tv.Value; v.Kind() {
+	case constant.Int:
+		lit = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: v.ExactString()}
+	case constant.Float:
+		f, _ := constant.Float64Val(v)
+		s := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eIN") {
+			s += ".0"
+		}
+		lit = &ast.BasicLit{ValuePos: pos, Kind: token.FLOAT, Value: s}
+	case constant.String:
+		lit = &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(constant.StringVal(v))}
+	default:
+		return nil
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return lit
+	}
+	te := d.typeExpr(tv.Type, pos)
+	if te == nil {
+		return nil
+	}
+	return &ast.CallExpr{Fun: te, Lparen: pos, Args: []ast.Expr{lit}, Rparen: x.End()}
+}
+
+// minMax calls the prelude's generic helper, instantiated with the call's type; when that type
+// cannot be written, with a non-constant argument first so that yaegi's inference picks it.
+func (d *desugarer) minMax(x *ast.CallExpr, helper string) ast.Expr {
+	pos := x.Fun.Pos()
+	if te := d.typeExpr(d.typeOf(x), pos); te != nil {
+		x.Fun = &ast.IndexExpr{X: ident(helper, pos), Lbrack: pos, Index: te, Rbrack: pos}
+		return x
+	}
+	for i, a := range x.Args {
+		if d.info.Types[a].Value == nil {
+			x.Args[0], x.Args[i] = x.Args[i], x.Args[0]
+			break
 		}
 	}
-	return false
-}
-
-func (d *desugarer) typedByGeneric(e ast.Expr) bool {
-	switch x := e.(type) {
-	case *ast.CallExpr:
-		return d.isGenericCall(x)
-	case *ast.BinaryExpr:
-		return d.typedByGeneric(x.X) || d.typedByGeneric(x.Y)
-	case *ast.UnaryExpr:
-		return d.typedByGeneric(x.X)
-	case *ast.ParenExpr:
-		return d.typedByGeneric(x.X)
-	case *ast.StarExpr:
-		return d.typedByGeneric(x.X)
-	case *ast.IndexExpr:
-		return d.typedByGeneric(x.X)
-	case *ast.SliceExpr:
-		return d.typedByGeneric(x.X)
-	case *ast.SelectorExpr:
-		return d.typedByGeneric(x.X)
-	}
-	return false
-}
-
-// preludeGenerics are the prelude's generic helpers the pass calls.
-var preludeGenerics = map[string]bool{"_min": true, "_max": true, "_seq1": true, "_seq2": true}
-
-func (d *desugarer) isGenericCall(x *ast.CallExpr) bool {
-	switch fun := x.Fun.(type) {
-	case *ast.Ident:
-		return preludeGenerics[fun.Name] || d.genericMap(fun.Name) != nil
-	case *ast.SelectorExpr:
-		pkg, ok := fun.X.(*ast.Ident)
-		if !ok {
-			return false
-		}
-		_, src := sourcePackages[pkg.Name]
-		return src && d.isPackage(pkg.Name)
-	case *ast.IndexExpr:
-		id, ok := fun.X.(*ast.Ident)
-		return ok && d.genericMap(id.Name) != nil
-	case *ast.IndexListExpr:
-		id, ok := fun.X.(*ast.Ident)
-		return ok && d.genericMap(id.Name) != nil
-	}
-	return false
+	x.Fun = ident(helper, pos)
+	return x
 }

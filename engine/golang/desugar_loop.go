@@ -3,6 +3,7 @@ package golang
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 )
 
 // deferStmt evaluates a deferred call's arguments at the defer statement, as Go does: yaegi
@@ -61,14 +62,12 @@ func (d *desugarer) callStmt(c *ast.CallExpr) *ast.CallExpr {
 // (and does not assign them), the header gets renamed variables and the body a fresh copy per
 // iteration.
 func (d *desugarer) forStmt(s *ast.ForStmt, label *ast.LabeledStmt) ast.Stmt {
-	d.push()
 	s.Init = d.optStmt(s.Init)
 	if s.Cond != nil {
 		s.Cond = d.expr(s.Cond)
 	}
 	s.Post = d.optStmt(s.Post)
 	d.block(s.Body)
-	d.pop()
 	if init, ok := s.Init.(*ast.AssignStmt); ok && init.Tok == token.DEFINE && captures(s.Body) {
 		names := identNames(init.Lhs)
 		if len(names) > 0 && !assigns(s.Body, names) {
@@ -89,24 +88,19 @@ func (d *desugarer) forStmt(s *ast.ForStmt, label *ast.LabeledStmt) ast.Stmt {
 
 // rangeStmt walks a range loop, rewriting ranges over integers and iterator functions.
 func (d *desugarer) rangeStmt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
+	t := d.typeOf(s.X)
 	s.X = d.expr(s.X)
-	switch k := d.kindOf(s.X); k {
-	case kInt:
-		return d.rangeInt(s, label)
-	case kIter1, kIter2, kIterString, kIterBytes:
-		return d.rangeFunc(s, label, k)
-	}
-	keyKind, valueKind := kUnknown, elemKind(d.kindOf(s.X))
-	if _, ok := s.X.(*ast.BasicLit); ok { // a string
-		keyKind = kInt
-	}
-	d.push()
-	if s.Tok == token.DEFINE {
-		d.declareIdent(s.Key, keyKind)
-		d.declareIdent(s.Value, valueKind)
+	if t != nil {
+		switch u := t.Underlying().(type) {
+		case *types.Basic:
+			if u.Info()&types.IsInteger != 0 {
+				return d.rangeInt(s, label)
+			}
+		case *types.Signature:
+			return d.rangeFunc(s, label, u)
+		}
 	}
 	d.block(s.Body)
-	d.pop()
 	if s.Tok == token.DEFINE && captures(s.Body) {
 		d.freshRangeVars(s)
 	}
@@ -131,12 +125,7 @@ func (d *desugarer) freshRangeVars(s *ast.RangeStmt) {
 func (d *desugarer) rangeInt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
 	pos := s.For
 	n, i := d.temp("n"), d.temp("i")
-	d.push()
-	if s.Tok == token.DEFINE {
-		d.declareIdent(s.Key, kInt)
-	}
 	d.block(s.Body)
-	d.pop()
 	if s.Key != nil && !isBlank(s.Key) {
 		s.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{s.Key}, TokPos: pos, Tok: s.Tok, Rhs: []ast.Expr{ident(i, pos)}}}, s.Body.List...)
 	}
@@ -148,47 +137,6 @@ func (d *desugarer) rangeInt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt 
 		Body: s.Body,
 	}
 	return &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{define(n, s.X), relabel(label, loop)}, Rbrace: s.End()}
-}
-
-// rangeFunc turns a range over an iterator function into a range over the values it yields,
-// collected first by a prelude helper.
-func (d *desugarer) rangeFunc(s *ast.RangeStmt, label *ast.LabeledStmt, k kind) ast.Stmt {
-	pos := s.For
-	helper := map[kind]string{kIter1: "_seq1", kIter2: "_seq2", kIterString: "_seqString", kIterBytes: "_seqBytes"}[k]
-	call := &ast.CallExpr{Fun: ident(helper, pos), Lparen: pos, Args: []ast.Expr{s.X}, Rparen: pos}
-	key, value := s.Key, s.Value
-	var pre []ast.Stmt
-	loop := &ast.RangeStmt{For: pos, TokPos: pos, Tok: token.DEFINE, X: call, Body: s.Body}
-	if k == kIter2 {
-		ks, vs, idx := d.temp("k"), d.temp("v"), d.temp("i")
-		pre = append(pre, &ast.AssignStmt{Lhs: []ast.Expr{ident(ks, pos), ident(vs, pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{call}})
-		loop.X, loop.Key = ident(ks, pos), ident(idx, pos)
-		if value != nil && !isBlank(value) {
-			s.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{value}, TokPos: pos, Tok: s.Tok,
-				Rhs: []ast.Expr{&ast.IndexExpr{X: ident(vs, pos), Lbrack: pos, Index: ident(idx, pos), Rbrack: pos}}}}, s.Body.List...)
-		}
-	} else {
-		loop.Key = ident("_", pos)
-	}
-	if key != nil && !isBlank(key) {
-		v := d.temp("v")
-		loop.Value = ident(v, pos)
-		s.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{key}, TokPos: pos, Tok: s.Tok, Rhs: []ast.Expr{ident(v, pos)}}}, s.Body.List...)
-	} else if k != kIter2 {
-		loop.Key = nil
-		loop.Tok = token.ILLEGAL
-	}
-	d.push()
-	if s.Tok == token.DEFINE {
-		d.declareIdent(key, kUnknown)
-		d.declareIdent(value, kUnknown)
-	}
-	d.block(s.Body)
-	d.pop()
-	if len(pre) == 0 {
-		return relabel(label, loop)
-	}
-	return &ast.BlockStmt{Lbrace: pos, List: append(pre, relabel(label, loop)), Rbrace: s.End()}
 }
 
 // relabel puts a statement back under its label, if it had one.

@@ -30,8 +30,13 @@ func isConstantLike(e ast.Expr) bool {
 		return true
 	case *ast.Ident:
 		return x.Name == "nil" || x.Name == "true" || x.Name == "false"
+	case *ast.ParenExpr:
+		return isConstantLike(x.X)
+	case *ast.UnaryExpr:
+		_, lit := x.X.(*ast.BasicLit)
+		return lit && (x.Op == token.SUB || x.Op == token.ADD)
 	}
-	return constValue(e) != nil
+	return false
 }
 
 func identNames(list []ast.Expr) []string {
@@ -153,168 +158,4 @@ func wrapInFunc(s ast.Stmt) ast.Stmt {
 		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{s}, Rbrace: end},
 	}
 	return &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: end, Rparen: end}}
-}
-
-// rewriteGeneric works around yaegi's type inference, which assigns the types it finds in the
-// arguments to the type parameters by position of occurrence: for
-// func Map[T, U any](xs []T, f func(T) U) it sees T, T, U and binds U to T's type. The function
-// gets one type parameter per occurrence (func Map[T, _t1, U any](xs []T, f func(_t1) U)); the
-// body keeps using the originals, which get the same types. It returns, for each new type
-// parameter, the index of the original one (for explicit instantiations); the identity when
-// the function needs no change or has parameter types the rewrite does not handle.
-func rewriteGeneric(fd *ast.FuncDecl, temp func(string) string) []int {
-	tps := fd.Type.TypeParams
-	index := map[string]int{}
-	var names []string
-	var constraints []ast.Expr
-	for _, f := range tps.List {
-		for _, n := range f.Names {
-			index[n.Name] = len(constraints)
-			names = append(names, n.Name)
-			constraints = append(constraints, f.Type)
-		}
-	}
-	identity := make([]int, len(names))
-	for i := range identity {
-		identity[i] = i
-	}
-	ungroup(fd.Type.Params)
-	var occ []*ast.Ident
-	for _, f := range fd.Type.Params.List {
-		if !occurrences(f.Type, index, &occ) {
-			return identity
-		}
-	}
-	inOrder := len(occ) == len(names)
-	for i, id := range occ {
-		inOrder = inOrder && id.Name == names[i]
-	}
-	if inOrder {
-		return identity
-	}
-	seen := map[string]bool{}
-	var list []*ast.Field
-	var mapping []int
-	for _, id := range occ {
-		orig := index[id.Name]
-		if seen[id.Name] {
-			id.Name = temp("t")
-		}
-		seen[id.Name] = true
-		list = append(list, &ast.Field{Names: []*ast.Ident{ident(id.Name, id.Pos())}, Type: constraints[orig]})
-		mapping = append(mapping, orig)
-	}
-	for i, name := range names { // parameters that occur nowhere: explicit instantiation only
-		if !seen[name] {
-			list = append(list, &ast.Field{Names: []*ast.Ident{ident(name, tps.Pos())}, Type: constraints[i]})
-			mapping = append(mapping, i)
-		}
-	}
-	tps.List = list
-	return mapping
-}
-
-// ungroup splits parameter fields with several names (a, b T) into one field per name: yaegi
-// matches arguments to fields, not to names, when it infers type arguments.
-func ungroup(fl *ast.FieldList) {
-	var out []*ast.Field
-	for _, f := range fl.List {
-		if len(f.Names) < 2 {
-			out = append(out, f)
-			continue
-		}
-		for i, n := range f.Names {
-			t := f.Type
-			if i > 0 {
-				t = copyType(f.Type)
-			}
-			out = append(out, &ast.Field{Names: []*ast.Ident{n}, Type: t})
-		}
-	}
-	fl.List = out
-}
-
-// occurrences appends the type-parameter identifiers of a parameter type in the order yaegi's
-// inference visits them. It returns false for type shapes yaegi's inference does not follow the
-// same way (arrays, named generic types, ...).
-func occurrences(t ast.Expr, tp map[string]int, occ *[]*ast.Ident) bool {
-	switch x := t.(type) {
-	case *ast.Ident:
-		if _, ok := tp[x.Name]; ok {
-			*occ = append(*occ, x)
-		}
-		return true
-	case *ast.SelectorExpr:
-		return true
-	case *ast.StarExpr:
-		return occurrences(x.X, tp, occ)
-	case *ast.ArrayType:
-		return x.Len == nil && occurrences(x.Elt, tp, occ)
-	case *ast.ChanType:
-		return occurrences(x.Value, tp, occ)
-	case *ast.MapType:
-		return occurrences(x.Key, tp, occ) && occurrences(x.Value, tp, occ)
-	case *ast.Ellipsis:
-		return !mentions(x.Elt, tp)
-	case *ast.FuncType:
-		for _, fl := range []*ast.FieldList{x.Params, x.Results} {
-			if fl == nil {
-				continue
-			}
-			for _, f := range fl.List {
-				for range max(1, len(f.Names)) {
-					if !occurrences(f.Type, tp, occ) {
-						return false
-					}
-				}
-			}
-		}
-		return true
-	}
-	return !mentions(t, tp)
-}
-
-func mentions(t ast.Expr, tp map[string]int) bool {
-	found := false
-	ast.Inspect(t, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			_, hit := tp[id.Name]
-			found = found || hit
-		}
-		return !found
-	})
-	return found
-}
-
-// copyType copies a type expression, so that renaming an identifier in one copy leaves the others.
-func copyType(t ast.Expr) ast.Expr {
-	switch x := t.(type) {
-	case *ast.Ident:
-		c := *x
-		return &c
-	case *ast.StarExpr:
-		return &ast.StarExpr{Star: x.Star, X: copyType(x.X)}
-	case *ast.ArrayType:
-		return &ast.ArrayType{Lbrack: x.Lbrack, Len: x.Len, Elt: copyType(x.Elt)}
-	case *ast.ChanType:
-		return &ast.ChanType{Begin: x.Begin, Arrow: x.Arrow, Dir: x.Dir, Value: copyType(x.Value)}
-	case *ast.MapType:
-		return &ast.MapType{Map: x.Map, Key: copyType(x.Key), Value: copyType(x.Value)}
-	case *ast.Ellipsis:
-		return &ast.Ellipsis{Ellipsis: x.Ellipsis, Elt: copyType(x.Elt)}
-	case *ast.FuncType:
-		return &ast.FuncType{Func: x.Func, Params: copyFields(x.Params), Results: copyFields(x.Results)}
-	}
-	return t // shapes occurrences rejects anyway, or ones without type parameters
-}
-
-func copyFields(fl *ast.FieldList) *ast.FieldList {
-	if fl == nil {
-		return nil
-	}
-	out := &ast.FieldList{Opening: fl.Opening, Closing: fl.Closing}
-	for _, f := range fl.List {
-		out.List = append(out.List, &ast.Field{Names: f.Names, Type: copyType(f.Type)})
-	}
-	return out
 }

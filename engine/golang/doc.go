@@ -10,11 +10,19 @@
 //	res, _ := validator.Validate(validator.Go, "cell.go", src, policy, validator.GoFileSet(e.FileSet()))
 //	result := e.Exec(ctx, res.Go)
 //
-// and Exec desugars the parsed unit (desugar*.go), compiles it with CompileAST and runs it with
-// ExecuteWithContext, recovering every panic. A whole program has its main renamed and called
-// once; a snippet's declarations run first, then its statements, which run at top level so that
-// their variables persist into later cells. Cells of one engine share one package main: later
-// cells see earlier variables, functions, types and (with the same file name) imports.
+// and Exec type-checks the parsed unit with go/types against the session (package typecheck:
+// gc's errors at the cell's positions, missing imports of allowed packages added and announced
+// first in the output as `added import "strings"`), desugars it using the inferred types
+// (desugar*.go), compiles it with CompileAST and runs it with ExecuteWithContext, recovering
+// every panic. A whole program has its main renamed and called once; a snippet's declarations
+// run first, then its statements, which run at top level so that their variables persist into
+// later cells. Cells of one engine share one package main: later cells see earlier variables,
+// functions, types and (with the same file name) imports. ExecUnchecked skips the type check,
+// to test the interpreter and the layers below it alone.
+//
+// The API's print formats as fmt.Println does (a call of print is made a call of fmt.Println,
+// whose arguments yaegi passes with their methods), and so does fmt for values of the cell's
+// types held in interfaces, slices and maps (desugar_box.go).
 //
 // # What model code sees
 //
@@ -34,12 +42,15 @@
 //
 // # Limits of yaegi that remain
 //
-//   - type redeclaration across cells keeps the first definition of a type;
-//   - maps of interpreted interface values (map[string]Shape), and such values inside structs,
-//     print yaegi's internal representation (slices of them, and the values themselves, print
-//     through their String and Error methods);
-//   - a top-level := from a generic call whose result type cannot be written (a generic struct,
-//     an interface type declared by the cell) needs an explicit `var x T` first;
+//   - a type and its methods keep their first definition for the session: the checker refuses
+//     a changed type or method, and a method added to an earlier cell's type, saying so;
+//   - values of the cell's types inside struct fields, and as map keys, print without their
+//     String and Error methods (Go calls them), and %T prints yaegi's wrapper type for them;
+//   - a generic function returning a generic struct type it instantiates with its own type
+//     parameters, sorted with slices.SortFunc, does not compile in yaegi;
+//   - a top-level variable whose type cannot be written in the cell's file (a type of a
+//     package the file does not import, such as hash.Hash) keeps its := form, which yaegi
+//     types itself (and fails on for an index of a call's result);
 //   - panic positions are those of the top-level statement running (yaegi's own are
 //     approximate);
 //   - cancelling a cell stops interpreted code at its next step, but not a native call in

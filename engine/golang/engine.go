@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -48,6 +50,7 @@ type Engine struct {
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)
 	policy validator.Policy
+	types  *typecheck.Session
 	loaded map[string]bool // packages registered so far (see ensure)
 	copier *varCopier
 }
@@ -57,7 +60,6 @@ type cellState struct {
 	ctx      context.Context
 	final    *engine.Final
 	finalVar string
-	stash    []any    // see stashValues
 	at       int      // index of the top-level statement running (see desugarer.body), or -1
 	defers   []func() // calls deferred at top level (see topDefer)
 }
@@ -90,9 +92,11 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.it.Use(interp.Exports{bridgePath + "/" + bridgePath: e.bridgeSymbols()}); err != nil {
 		return nil, fmt.Errorf("golang.New: %w", err)
 	}
-	if err := e.load(preludeFile, prelude(cfg.Context, cfg.Contexts)); err != nil {
+	src := prelude(cfg.Context, cfg.Contexts)
+	if err := e.load(preludeFile, src); err != nil {
 		return nil, fmt.Errorf("golang.New: prelude: %w", err)
 	}
+	e.types = typecheck.NewSession(library(), cfg.Policy, src, bridgePath)
 	return e, nil
 }
 
@@ -142,13 +146,24 @@ func (e *Engine) FileSet() *token.FileSet { return e.it.FileSet() }
 // declarations, then its statements). The cell's output, its FINAL answer and its error are
 // returned; a panic, a compile error and a timeout are errors of a fault kind, not Go errors.
 func (e *Engine) Exec(ctx context.Context, u *validator.GoUnit) engine.Result {
+	return e.execute(ctx, u, true)
+}
+
+// ExecUnchecked runs a cell without the type checker, for testing the interpreter and the
+// layers below it alone (with the validator off, rlm run --no-validate). The rewrites that need
+// types are not made, so modern constructs (min, range over an integer, ...) fail as in yaegi.
+func (e *Engine) ExecUnchecked(ctx context.Context, u *validator.GoUnit) engine.Result {
+	return e.execute(ctx, u, false)
+}
+
+func (e *Engine) execute(ctx context.Context, u *validator.GoUnit, checked bool) engine.Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.out.reset()
 	e.stderr.reset()
 	e.gen.Add(1)
 	e.withState(func(st *cellState) { *st = cellState{ctx: ctx, at: -1} })
-	err := e.safeExec(ctx, u)
+	err := e.safeExec(ctx, u, checked)
 	res := engine.Result{Stdout: e.out.String(), Truncated: e.out.truncated(), Final: e.snapshot().final, Err: err}
 	e.withState(func(st *cellState) { *st = cellState{} })
 	return res
@@ -169,16 +184,16 @@ func (e *Engine) snapshot() cellState {
 }
 
 // safeExec turns a panic of the engine's own code (a bug) into an error: the worker survives.
-func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit) (err error) {
+func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit, checked bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
 		}
 	}()
-	return e.exec(ctx, u)
+	return e.exec(ctx, u, checked)
 }
 
-func (e *Engine) exec(ctx context.Context, u *validator.GoUnit) error {
+func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) error {
 	if e.busy && !e.waitIdle(idleGrace) {
 		return &Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
 	}
@@ -191,27 +206,43 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit) error {
 	case u.Fset != e.it.FileSet():
 		return fault.New(fault.Code, "the cell was parsed into another FileSet: pass validator.GoFileSet(engine.FileSet())")
 	}
-	if err := e.ensureImports(u.Decls); err != nil {
-		return &Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
+	var tc *typecheck.Cell
+	if checked {
+		var err error
+		if tc, err = e.types.Check(u); err != nil {
+			return typeError(u, err)
+		}
+		e.noteImports(tc.Added)
+	} else {
+		typecheck.HoistVars(u)
 	}
-	d := newDesugarer(e.sess, u, e.gen.Load())
+	d := newDesugarer(e.sess, u, e.gen.Load(), tc)
 	mainName := d.file(u.Decls)
 	if u.Body != nil {
 		d.body(u.Body)
 	}
-	c := &cell{e: e, u: u, marks: d.marks, structs: d.structNames()}
+	if err := e.ensureImports(u.Decls); err != nil {
+		return &Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
+	}
+	commit := func(body bool) {
+		d.commit(body)
+		if tc != nil {
+			tc.Commit(body)
+		}
+	}
+	c := &cell{e: e, u: u, marks: d.marks}
 	if err := c.decls(ctx); err != nil {
 		return err
 	}
 	switch {
 	case mainName != "":
-		d.commit(true)
+		commit(true)
 		if err := c.run(ctx, e.synthetic(mainName+"()"), nil); err != nil {
 			return err
 		}
 	case u.Body != nil:
-		err := c.body(ctx, u.Body, d.splits)
-		d.commit(err == nil || !isCompileError(err) || len(d.splits) > 0)
+		err := c.stmts(ctx, u.Body.List)
+		commit(err == nil || !isCompileError(err))
 		if d.defers && ctx.Err() == nil {
 			if derr := c.run(ctx, e.synthetic("_runDefers()"), nil); err == nil {
 				err = derr
@@ -221,9 +252,25 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit) error {
 			return err
 		}
 	default:
-		d.commit(true)
+		commit(true)
 	}
 	return e.finalVar(ctx, c)
+}
+
+// noteImports tells the model, first in the cell's output, which imports the cell was given.
+func (e *Engine) noteImports(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = strconv.Quote(p)
+	}
+	word := "import"
+	if len(paths) > 1 {
+		word = "imports"
+	}
+	fmt.Fprintf(e.out, "added %s %s\n", word, strings.Join(quoted, ", "))
 }
 
 // finalVar records the value of the variable named by FINAL_VAR.

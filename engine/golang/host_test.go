@@ -145,6 +145,9 @@ func (s *testSession) runCtx(ctx context.Context, d time.Duration, src string) e
 	if err := res.Err(); err != nil {
 		return engine.Result{Err: err}
 	}
+	if s.parseOnly {
+		return s.e.ExecUnchecked(ctx, res.Go)
+	}
 	return s.e.Exec(ctx, res.Go)
 }
 

@@ -82,12 +82,47 @@ func _max[T _ordered](x T, ys ...T) T {
 
 func _clear(v any) { rlmhost.Clear(v) }
 
-func _boxIface(v any, str func() string, isErr bool) any { return rlmhost.Box(v, str, isErr) }
+func _boxV[T any](v T, str func(T) (func() string, int)) any {
+	f, k := str(v)
+	switch k {
+	case 0:
+		return v
+	case -1:
+		return nil
+	}
+	return rlmhost.Box(v, f, k == 2)
+}
 
-func _boxEach(n int, box func(int) any) []any {
-	out := make([]any, n)
-	for i := 0; i < n; i++ {
-		out[i] = box(i)
+func _boxSlice[T any](xs []T, str func(T) (func() string, int)) []any {
+	if xs == nil {
+		return nil
+	}
+	out := make([]any, len(xs))
+	for i := range xs {
+		x := xs[i]
+		if f, k := str(x); k > 0 {
+			out[i] = rlmhost.Box(x, f, k == 2)
+		} else if k == 0 {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+func _boxMap[K comparable, V any](m map[K]V, str func(V) (func() string, int)) map[K]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]any, len(m))
+	for k := range m {
+		v := m[k]
+		if f, n := str(v); n > 0 {
+			out[k] = rlmhost.Box(v, f, n == 2)
+		} else if n == 0 {
+			out[k] = v
+		} else {
+			out[k] = nil
+		}
 	}
 	return out
 }
@@ -101,10 +136,6 @@ func _at(gen uint64, i int) { rlmhost.At(gen, i) }
 func _defer(f func()) { rlmhost.Defer(f) }
 
 func _runDefers() { rlmhost.RunDefers() }
-
-func _stash(ptrs ...any) { rlmhost.Stash(ptrs...) }
-
-func _take(i int) any { return rlmhost.Take(i) }
 
 func _seq1[T any](seq func(func(T) bool)) []T {
 	var out []T
@@ -124,23 +155,5 @@ func _seq2[K, V any](seq func(func(K, V) bool)) ([]K, []V) {
 		return true
 	})
 	return ks, vs
-}
-
-func _seqString(seq func(func(string) bool)) []string {
-	var out []string
-	seq(func(v string) bool {
-		out = append(out, v)
-		return true
-	})
-	return out
-}
-
-func _seqBytes(seq func(func([]byte) bool)) [][]byte {
-	var out [][]byte
-	seq(func(v []byte) bool {
-		out = append(out, v)
-		return true
-	})
-	return out
 }
 `

@@ -22,6 +22,9 @@ func box(v any, str func() string, isErr bool) any {
 	if v == nil || str == nil {
 		return v
 	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return v // fmt prints a nil pointer as <nil>, as Go does when its method panics
+	}
 	t := reflect.TypeOf(v)
 	if t.Implements(errorType) || (!isErr && t.Implements(stringerType)) {
 		return v

@@ -126,17 +126,18 @@ func (e *Engine) exportsFor(ip string, pol validator.Policy) interp.Exports {
 }
 
 // bindPrinters replaces fmt's functions that write to the process's standard output with ones
-// that write to the engine's capture.
+// that write to the engine's capture. Print and Println (which the API's print becomes) also
+// state when a search page does not hold every match (see printable).
 func (e *Engine) bindPrinters(syms map[string]reflect.Value) {
 	w := io.Writer(e.out)
 	if _, ok := syms["Print"]; ok {
-		syms["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(w, a...) })
+		syms["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(w, printable(a)...) })
 	}
 	if _, ok := syms["Printf"]; ok {
 		syms["Printf"] = reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fprintf(w, f, a...) })
 	}
 	if _, ok := syms["Println"]; ok {
-		syms["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(w, a...) })
+		syms["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(w, printable(a)...) })
 	}
 }
 
