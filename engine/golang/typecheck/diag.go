@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/engine"
 )
 
 // Error is one error of a cell: where (a position in the unit's FileSet) and what, worded as
@@ -81,8 +83,17 @@ func (c *Cell) hint(e types.Error, msg string, quals map[token.Pos]string) strin
 	case strings.HasSuffix(msg, " is not used") && c.topLevel(e.Pos):
 		return "; print a value to see it: print(...)"
 	}
+	if m := shadowedCall.FindStringSubmatch(msg); m != nil {
+		if _, api := engine.Lookup(m[1]); api {
+			return "; a top-level variable named " + m[1] + " hides the API function " + m[1] + " for the rest of this session; name top-level variables otherwise (n, txt, ...) so the API stays reachable"
+		}
+	}
 	return ""
 }
+
+// shadowedCall matches go/types' error for calling a variable, such as a cell's `text := ...`
+// that hides the API function text.
+var shadowedCall = regexp.MustCompile(`^invalid operation: cannot call (\w+) \(variable of type `)
 
 // unresolvedQualifiers maps the positions of unresolved selector operands (log in log.Print)
 // to their names.
