@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rlm-sandbox/rlm/internal/guard"
 )
 
 func newAbortCmd() *cobra.Command {
@@ -36,9 +38,9 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 }
 
 func abortTask(cmd *cobra.Command, task string, wait time.Duration) error {
-	p := filepath.Join(rlmHome(), "run", task+".pid")
-	pid, err := readPID(p)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !alive(pid)) {
+	p := guard.PIDFile(rlmHome(), task)
+	pid, err := guard.ReadPID(p)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !guard.Alive(pid)) {
 		return fmt.Errorf("no running task %s (no live PID file at %s)", task, p)
 	}
 	if err != nil {
@@ -48,7 +50,7 @@ func abortTask(cmd *cobra.Command, task string, wait time.Duration) error {
 		return fmt.Errorf("signalling PID %d: %w", pid, err)
 	}
 	deadline := time.Now().Add(wait)
-	for alive(pid) {
+	for guard.Alive(pid) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("task %s (PID %d) has not exited %s after SIGTERM", task, pid, wait)
 		}

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -14,13 +14,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm"
-	"github.com/rlm-sandbox/rlm/llm/llmtest"
-	"github.com/rlm-sandbox/rlm/logfile"
-	"github.com/rlm-sandbox/rlm/redact"
-	"github.com/rlm-sandbox/rlm/trace"
+	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -78,9 +78,10 @@ type signalled struct{ sig syscall.Signal }
 
 func (s signalled) Error() string { return "stopped by " + s.sig.String() }
 
-// withSignals cancels ctx, with signalled as the cause, on the first SIGINT or SIGTERM. A second
-// signal runs last (quick, bounded cleanup) and exits at once: the worker and the sub-runs die
-// with this process (Pdeathsig).
+// withSignals cancels ctx on the first SIGINT or SIGTERM, with a limit error wrapping signalled
+// as the cause (which rlm.Ask records as the run's error). A second signal runs last (quick,
+// bounded cleanup) and exits at once: the worker and the sub-runs die with this process
+// (Pdeathsig).
 func withSignals(ctx context.Context, last func(signalled)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	ch := make(chan os.Signal, 2)
@@ -89,7 +90,7 @@ func withSignals(ctx context.Context, last func(signalled)) (context.Context, fu
 	go func() {
 		select {
 		case s := <-ch:
-			cancel(signalled{s.(syscall.Signal)})
+			cancel(fault.Wrap(fault.Limit, signalled{s.(syscall.Signal)}, "the run was stopped by a signal"))
 		case <-done:
 			return
 		}
@@ -143,140 +144,162 @@ func (f *askFlags) check() error {
 	return err
 }
 
-// runQuestion is `rlm run QUESTION`: guardrails, records, the model client, the loop.
+// runQuestion is `rlm run QUESTION`: flags, environment and config files into rlm.Options,
+// then rlm.Ask, then the answer on stdout.
 func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string, timeoutSet bool) error {
-	prog := &progress{w: stderr, name: f.ask.name, quiet: f.ask.quiet, verbose: f.ask.verbose}
 	if err := f.check(); err != nil {
 		return err
 	}
 	if _, err := validator.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
-	return runTask(ctx, f, question, timeoutSet, true, prog, func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error {
-		out := controller.Run(ctx, cfg)
-		return st.finish(ctx, stdout, rec, f, out)
-	})
-}
-
-// runTask is what a question run and a script run share: the call chain, signals, the
-// guardrails and records (prepareRun), the run's timeout and the controller's configuration;
-// work does the rest. needModel is false for a script: with no model configured, it runs and
-// its llm_query calls fail.
-func runTask(ctx context.Context, f runFlags, question string, timeoutSet, needModel bool, prog *progress,
-	work func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error) error {
-	chain, err := chainFromEnv(f.ask.name)
+	opts, err := f.runOptions(stderr, timeoutSet, true)
 	if err != nil {
-		prog.line("failed (%s)", failLabel(err))
 		return err
 	}
-	var current atomic.Pointer[runState]
-	ctx, stop := withSignals(ctx, func(s signalled) {
-		if st := current.Load(); st != nil {
-			st.abandon(s)
+	opts.Question = question
+	res, ctx, err := askWithSignals(ctx, opts)
+	if res.TaskID == "" {
+		return usageOf(err)
+	}
+	f.noteWorkspace(stderr, res)
+	if f.asJSON {
+		if perr := printJSON(stdout, jsonResult(res)); perr != nil {
+			return perr
+		}
+		return exitFor(exitErr(ctx, err))
+	}
+	if err == nil {
+		fmt.Fprintln(answerWriter(stdout, f.raw), res.Answer)
+	}
+	return exitErr(ctx, err)
+}
+
+// runOptions turns the flags, the environment (SFA_*, RLM_*) and the config files into the
+// run's options. needModel is false for a script: with no model configured, it runs and its
+// llm_query calls fail. Its usage errors print the progress line a failed run prints.
+func (f *runFlags) runOptions(stderr io.Writer, timeoutSet, needModel bool) (rlm.Options, error) {
+	opts, err := f.resolve(timeoutSet, needModel)
+	if err != nil && (needModel && !f.ask.quiet || !needModel && f.ask.verbose) {
+		fmt.Fprintf(stderr, "[agent:%s] failed (usage)\n", f.ask.name)
+	}
+	if err != nil {
+		return opts, err
+	}
+	opts.Progress, opts.Quiet, opts.Verbose = stderr, f.ask.quiet, f.ask.verbose
+	return opts, nil
+}
+
+func (f *runFlags) resolve(timeoutSet, needModel bool) (rlm.Options, error) {
+	chain, depth, err := chainFromEnv()
+	if err != nil {
+		return rlm.Options{}, err
+	}
+	home := rlmHome()
+	fc, err := loadConfig(home)
+	if err != nil {
+		return rlm.Options{}, err
+	}
+	timeout, err := runTimeout(f.timeout, timeoutSet, fc, defaultRunTimeout)
+	if err != nil {
+		return rlm.Options{}, err
+	}
+	mode, err := f.ask.mode()
+	if err != nil {
+		return rlm.Options{}, err
+	}
+	var model llm.Config
+	if f.ask.replay == "" && (needModel || modelConfigured(f.ask.model, fc)) {
+		if model, err = modelConfig(f.ask.model, fc); err != nil {
+			return rlm.Options{}, err
+		}
+	}
+	model.MaxCalls, model.MaxTokens = f.ask.maxCalls, f.ask.maxTokens
+	return rlm.Options{
+		Files: f.ctxFiles, Lang: runLang(*f), Mode: mode, Home: home, Workspace: f.out, Roots: f.roots,
+		Model: model, Replay: f.ask.replay,
+		Limits:        engine.Limits{SubCalls: f.ask.maxSubCalls, Batches: f.ask.maxBatches},
+		MaxIterations: f.ask.maxIterations, Timeout: timeout, CellTimeout: f.cellTimeout, MinFreeMB: minFreeMB(),
+		Name: f.ask.name, MaxDepth: f.ask.maxDepth, Chain: chain, Depth: depth, DepthCap: maxDepthCap(),
+		AllowDegraded: f.allowDegraded, NoValidate: f.noValidate, NoLog: f.ask.noLog || os.Getenv(envNoLog) == "1",
+	}, nil
+}
+
+// runLang is the session language of a run: --lang, else Go.
+func runLang(f runFlags) string {
+	if f.lang != "" {
+		return f.lang
+	}
+	return "go"
+}
+
+// askWithSignals runs rlm.Ask under withSignals: the first SIGINT or SIGTERM cancels the run (it
+// is marked FAILED at once and wound down), a second exits at once, removing the run's PID file.
+// It returns the context, whose cause decides the exit status.
+func askWithSignals(ctx context.Context, opts rlm.Options) (rlm.Result, context.Context, error) {
+	var task atomic.Value
+	opts.OnEvent = func(e rlm.Event) {
+		if e.Kind == rlm.EventStarted {
+			task.Store(e.Task)
+		}
+	}
+	ctx, stop := withSignals(ctx, func(signalled) {
+		if t, ok := task.Load().(string); ok {
+			os.Remove(guard.PIDFile(opts.Home, t))
 		}
 	})
 	defer stop()
-	st, err := prepareRun(f, question, chain, timeoutSet, needModel)
-	if err != nil {
-		prog.line("failed (%s)", failLabel(err))
+	res, err := rlm.Ask(ctx, opts)
+	return res, ctx, err
+}
+
+// usageOf is the error of a run that did not start: an option the API refused is a usage error,
+// named as the flag that set it.
+func usageOf(err error) error {
+	var oe *rlm.OptionError
+	if !errors.As(err, &oe) {
 		return err
 	}
-	current.Store(st)
-	defer st.close()
-	prog.line("starting (task %s)", st.task)
-	st.log.Info("task started", "task", st.task, "question", question, "ctx", f.ctxFiles, "models", st.llmCfg.Models, "depth", chain.depth)
-	ctx, cancel := context.WithTimeout(ctx, st.timeout)
-	defer cancel()
-	rec := newRecorder(st, prog)
-	cfg, err := st.controllerConfig(f, question, chain, rec)
-	if err != nil {
-		return st.fail(rec, err)
+	switch oe.Option {
+	case "Replay":
+		return usagef("--replay: %v", oe.Err)
 	}
-	return work(ctx, st, rec, cfg)
+	return usageError{err}
 }
 
-// runState is what one run holds open: its lock, records and model client.
-type runState struct {
-	home, task string
-	started    time.Time
-	timeout    time.Duration
-	lock       *pidLock
-	red        *redact.Redactor
-	db         *audit.DB
-	tools      *toolWriter // tool-call rows, written off the cells' critical path
-	log        *logfile.Logger
-	trace      *trace.Writer
-	tracePath  string
-	prompts    *trace.PromptStore
-	llmCfg     llm.Config
-	client     *llm.Client
-	noValidate bool
-	replay     *llmtest.Server
-	ws         workspaceDir // the session's workspace; a default one left empty is removed at the end
+// noteWorkspace names on stderr the default workspace the code wrote to, unless --json (which
+// carries it) or --quiet.
+func (f *runFlags) noteWorkspace(stderr io.Writer, res rlm.Result) {
+	if res.Workspace != "" && !f.asJSON && !f.ask.quiet {
+		fmt.Fprintf(stderr, "[agent:%s] the code wrote files to %s\n", f.ask.name, res.Workspace)
+	}
 }
 
-// startReplay serves a scripted model on loopback and points the client at it.
-func (st *runState) startReplay(path string) error {
-	sc, err := llmtest.Load(path)
-	if err != nil {
-		return usagef("--replay: %v", err)
+// jsonResult is --json's object for a question run.
+func jsonResult(res rlm.Result) map[string]any {
+	u := res.Usage
+	obj := map[string]any{
+		"status": string(res.Status), "task_id": res.TaskID, "isolation": res.Isolation, "trace": res.Trace,
+		"usage": map[string]any{"api_calls": u.Calls, "tokens": u.Tokens, "iterations": u.Iterations, "sub_calls": u.SubCalls},
 	}
-	st.replay = llmtest.New()
-	if err := st.replay.Push(sc...); err != nil {
-		st.replay.Close()
-		return usagef("--replay: %v", err)
+	if res.Error == nil {
+		obj["answer"] = res.Answer
+	} else {
+		obj["error"] = map[string]string{"kind": string(res.Error.Kind), "message": res.Error.Message}
 	}
-	st.llmCfg = llm.Config{BaseURL: st.replay.URL(), Models: []string{"replay"}}
-	return nil
+	if res.Workspace != "" {
+		obj["workspace"] = res.Workspace
+	}
+	return obj
 }
 
-// workDir is where a run keeps files of its own, such as its sub-runs' prompts.
-func (st *runState) workDir() string { return filepath.Join(st.home, "work", st.task) }
-
-// prepareRun checks the guardrails and opens the run's records, in an order that leaves
-// nothing behind when a check refuses the run.
-func prepareRun(f runFlags, question string, chain callChain, timeoutSet, needModel bool) (_ *runState, err error) {
-	home, err := ensureHome()
-	if err != nil {
-		return nil, err
+// answerWriter is where the answer goes: escaped for a terminal (the termsafe.Writer under out),
+// or as it is with --raw.
+func answerWriter(out io.Writer, raw bool) io.Writer {
+	if raw {
+		return termsafe.Raw(out)
 	}
-	st := &runState{home: home, task: audit.NewTaskID(time.Now())}
-	defer func() {
-		if err != nil {
-			st.close()
-		}
-	}()
-	fc, err := loadConfig(home)
-	if err != nil {
-		return nil, err
-	}
-	if st.timeout, err = runTimeout(f.timeout, timeoutSet, fc, defaultRunTimeout); err != nil {
-		return nil, err
-	}
-	if err := checkDiskSpace(home); err != nil {
-		return nil, err
-	}
-	if err := emergencyStop(home); err != nil {
-		return nil, err
-	}
-	switch {
-	case f.ask.replay != "":
-		err = st.startReplay(f.ask.replay)
-	case needModel || modelConfigured(f.ask.model, fc):
-		st.llmCfg, err = modelConfig(f.ask.model, fc)
-	}
-	if err != nil {
-		return nil, err
-	}
-	st.llmCfg.MaxCalls, st.llmCfg.MaxTokens = f.ask.maxCalls, f.ask.maxTokens
-	if st.lock, err = lockRun(home, st.task, chain); err != nil {
-		return nil, err
-	}
-	st.red = redact.New(st.llmCfg.APIKey)
-	if err := st.openRecords(f, question); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return out
 }
 
 const defaultRunTimeout = 90 * time.Minute
@@ -321,27 +344,6 @@ func splitModels(s string) []string {
 	return out
 }
 
-// stopModel checks RLM_HOME/EMERGENCY_STOP before every model call.
-type stopModel struct {
-	home string
-	next controller.Model
-}
-
-func (m stopModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if err := emergencyStop(m.home); err != nil {
-		return llm.Response{}, err
-	}
-	return m.next.Complete(ctx, req)
-}
-
-// Budget is the next model's budgets (an *llm.Client's), for the system prompt; zero if it has none.
-func (m stopModel) Budget() llm.Budget {
-	if b, ok := m.next.(interface{ Budget() llm.Budget }); ok {
-		return b.Budget()
-	}
-	return llm.Budget{}
-}
-
 // exitErr is the error that decides a finished run's exit status.
 func exitErr(ctx context.Context, err error) error {
 	var s signalled
@@ -349,4 +351,10 @@ func exitErr(ctx context.Context, err error) error {
 		return s
 	}
 	return err
+}
+
+func signalOf(ctx context.Context) (signalled, bool) {
+	var s signalled
+	ok := errors.As(context.Cause(ctx), &s)
+	return s, ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -46,7 +47,7 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 	files, _ := filepath.Glob(filepath.Join(home, "run", "*.pid"))
 	for _, f := range files {
 		st, serr := os.Stat(f)
-		if pid, err := readPID(f); err == nil && alive(pid) && serr == nil {
+		if pid, err := guard.ReadPID(f); err == nil && guard.Alive(pid) && serr == nil {
 			keepAfter = minTime(keepAfter, st.ModTime())
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/evalset"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -80,7 +81,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := emergencyStop(home); err != nil {
+	if err := guard.EmergencyStop(home); err != nil {
 		return err
 	}
 	dir := filepath.Join(home, "eval")
@@ -200,7 +201,7 @@ func evalOne(ctx context.Context, f evalFlags, lcfg llm.Config, home string, spe
 	}
 	start := time.Now()
 	res := controller.Run(ctx, controller.Config{
-		Question: task.Question, Model: stopModel{home: home, next: client}, Mode: mode,
+		Question: task.Question, Model: guard.Model{Home: home, Next: client}, Mode: mode,
 		Session: repl.Options{Lang: f.lang, Contexts: []string{path}, CellTimeout: f.cellTimeout, AllowDegraded: f.allowDegraded},
 	})
 	sp := client.Spent()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/evalset"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 	"github.com/rlm-sandbox/rlm/trace"
 )
@@ -278,7 +279,7 @@ func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("took %s to exit after the stop; want at most 5 s", took)
 	}
 	for _, pid := range tree {
-		if alive(pid) {
+		if guard.Alive(pid) {
 			ts.Fatalf("process %d of the run's tree outlived it", pid)
 		}
 	}

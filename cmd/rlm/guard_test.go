@@ -1,58 +1,40 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/llm"
 )
 
 func TestChainFromEnv(t *testing.T) {
 	tests := []struct {
-		chain, depth, max, name string
-		wantDepth               int
-		wantErr                 string
+		chain, depth string
+		wantChain    []string
+		wantDepth    int
+		wantErr      string
 	}{
-		{name: "rlm", wantDepth: 1},
-		{chain: "a,b", depth: "3", name: "c", wantDepth: 3},
-		{chain: "a", depth: "2", name: "a", wantErr: "agent loop detected: a → a"},
-		{chain: "a,b,c", depth: "4", name: "b", wantErr: "agent loop detected: b → c → b"},
-		{depth: "6", name: "x", wantErr: "recursion depth 6 exceeds SFA_MAX_DEPTH=5"},
-		{depth: "3", max: "2", name: "x", wantErr: "exceeds SFA_MAX_DEPTH=2"},
-		{depth: "zero", name: "x", wantErr: "want a positive integer"},
+		{wantDepth: 1},
+		{chain: "a,b", depth: "3", wantChain: []string{"a", "b"}, wantDepth: 3},
+		{chain: "a", wantChain: []string{"a"}, wantDepth: 1},
+		{depth: "zero", wantErr: "SFA_DEPTH=\"zero\": want a positive integer"},
+		{depth: "0", wantErr: "want a positive integer"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.chain+"/"+tt.name, func(t *testing.T) {
+		t.Run(tt.chain+"/"+tt.depth, func(t *testing.T) {
 			t.Setenv(envChain, tt.chain)
 			t.Setenv(envDepth, tt.depth)
-			t.Setenv(envMaxDepth, tt.max)
-			c, err := chainFromEnv(tt.name)
+			chain, depth, err := chainFromEnv()
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v; want %q", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || exitCode(err) != exitUsage {
+					t.Fatalf("err = %v; want a usage error %q", err, tt.wantErr)
 				}
 				return
 			}
-			if err != nil || c.depth != tt.wantDepth {
-				t.Fatalf("got depth %d, %v; want %d", c.depth, err, tt.wantDepth)
+			if err != nil || depth != tt.wantDepth || !slices.Equal(chain, tt.wantChain) {
+				t.Fatalf("got %q, %d, %v; want %q, %d", chain, depth, err, tt.wantChain, tt.wantDepth)
 			}
 		})
-	}
-}
-
-func TestChildEnv(t *testing.T) {
-	c := callChain{names: []string{"a"}, depth: 2}
-	got := c.childEnv("b")
-	want := []string{"SFA_DEPTH=3", "SFA_CALL_CHAIN=a,b"}
-	if !slices.Equal(got, want) {
-		t.Errorf("childEnv = %q; want %q", got, want)
 	}
 }
 
@@ -84,60 +66,4 @@ func TestRunTimeoutPrecedence(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestLockRun(t *testing.T) {
-	home := t.TempDir()
-	root := callChain{depth: 1}
-	l1, err := lockRun(home, "t1", root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lockRun(home, "t2", root); err == nil || !strings.Contains(err.Error(), "Another task is running (PID") {
-		t.Fatalf("second run: %v; want a refusal", err)
-	}
-	child, err := lockRun(home, "t3", callChain{depth: 2})
-	if err != nil {
-		t.Fatalf("a sub-run must not be refused: %v", err)
-	}
-	child.release()
-	l1.release()
-	// A PID file of a dead process is stale: removed, not a refusal.
-	stale := filepath.Join(home, "run", "old.pid")
-	if err := os.WriteFile(stale, []byte("999999999\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l4, err := lockRun(home, "t4", root)
-	if err != nil {
-		t.Fatalf("a stale PID file refused the run: %v", err)
-	}
-	defer l4.release()
-	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the stale PID file is still there")
-	}
-}
-
-// TestEmergencyStopBeforeEachCall proves the check runs before every model call, not only at
-// start: the file appears between two calls, and the second never reaches the model.
-func TestEmergencyStopBeforeEachCall(t *testing.T) {
-	home := t.TempDir()
-	calls := 0
-	m := stopModel{home: home, next: modelFunc(func() { calls++ })}
-	if _, err := m.Complete(context.Background(), llm.Request{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, emergencyStopFile), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := m.Complete(context.Background(), llm.Request{})
-	if !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "EMERGENCY_STOP exists") || calls != 1 {
-		t.Fatalf("got %v after %d calls; want a refusal before the second call", err, calls)
-	}
-}
-
-type modelFunc func()
-
-func (f modelFunc) Complete(context.Context, llm.Request) (llm.Response, error) {
-	f()
-	return llm.Response{Text: "ok"}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -31,13 +32,14 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // exitCode maps an error to the process exit code. It is the only place that does.
 func exitCode(err error) int {
 	var ue usageError
+	var oe *rlm.OptionError
 	var sig signalled
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &sig):
 		return 128 + int(sig.sig) // 130 for SIGINT, 143 for SIGTERM
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &oe):
 		return exitUsage
 	case errors.Is(err, fault.Timeout):
 		return exitTimeout
@@ -95,8 +97,6 @@ func runSafe(args []string, stdout, stderr io.Writer) int {
 }
 
 func main() {
-	if isWorker(os.Args[1:]) {
-		os.Exit(runWorker(os.Stderr))
-	}
+	rlm.MaybeServeWorker() // a session's worker, or a sub-run: served, then exit
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

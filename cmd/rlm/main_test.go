@@ -21,8 +21,8 @@ import (
 // testdata/script drive the real CLI code paths, exit codes and output streams.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"rlm":        func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
-		"rlm-worker": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }, // a Session's worker
+		"rlm":        main, // sub-runs too: rlm.MaybeServeWorker serves them
+		"rlm-worker": main, // a Session's worker
 	})
 }
 

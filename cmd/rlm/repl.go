@@ -72,12 +72,12 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	}
 	sh := &shell{f: f, out: out, err: errw}
 	if err := sh.open(f.lang); err != nil {
-		sh.f.ws.finish() // a default workspace nothing was written to goes again
+		sh.f.ws.Finish() // a default workspace nothing was written to goes again
 		return err
 	}
 	defer func() {
 		sh.s.Close()
-		if dir := sh.f.ws.finish(); dir != "" {
+		if dir := sh.f.ws.Finish(); dir != "" {
 			fmt.Fprintf(errw, "rlm: files written in this session are in %s\n", dir)
 		}
 	}()

@@ -116,7 +116,7 @@ func (sh *shell) metaPeek(args []string) {
 
 func (sh *shell) metaLimits() {
 	fmt.Fprintf(sh.out, "cell timeout %v; output %d characters per cell\n", sh.f.cellTimeout, engine.OutputCap)
-	fmt.Fprintf(sh.out, "workspace %s (write_file writes here; relative paths resolve here)\n", sh.f.ws.dir)
+	fmt.Fprintf(sh.out, "workspace %s (write_file writes here; relative paths resolve here)\n", sh.f.ws.Dir)
 	for _, f := range engine.API {
 		fmt.Fprintf(sh.out, "  %-18s %s\n", f.Name, f.Describe(engine.Limits{}))
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rlm-sandbox/rlm/audit"
-	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/files"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/repl"
-	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -30,7 +28,7 @@ type sessionFlags struct {
 	noValidate    bool
 	allowDegraded bool
 
-	ws workspaceDir // resolved once per command, so :reset and :lang keep it
+	ws files.Workspace // resolved once per command, so :reset and :lang keep it
 }
 
 func (f *sessionFlags) register(fl *pflag.FlagSet) {
@@ -44,32 +42,23 @@ func (f *sessionFlags) register(fl *pflag.FlagSet) {
 
 // options turns the flags into session options, checking the context files exist.
 func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
-	files, err := existingFiles(f.ctxFiles)
+	ctxFiles, err := existingFiles(f.ctxFiles)
 	if err != nil {
 		return repl.Options{}, err
 	}
-	if f.ws.dir == "" {
+	if f.ws.Dir == "" {
 		if f.ws, err = resolveWorkspace(f.out); err != nil {
 			return repl.Options{}, err
 		}
 	}
 	return repl.Options{
-		Lang: string(lang), Contexts: files, Roots: f.roots, Workspace: f.ws.dir, CellTimeout: f.cellTimeout,
+		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: f.cellTimeout,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
 	}, nil
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm.
-func rlmHome() string {
-	if h := os.Getenv("RLM_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".rlm"
-	}
-	return filepath.Join(home, ".rlm")
-}
+func rlmHome() string { return guard.Home() }
 
 type runFlags struct {
 	sessionFlags
@@ -169,45 +158,45 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags, timeoutSet 
 	if err := f.check(); err != nil {
 		return err
 	}
-	prog := &progress{w: errw, name: f.ask.name, quiet: !f.ask.verbose, verbose: f.ask.verbose}
-	return runTask(ctx, f, "--script "+f.script, timeoutSet, false, prog, func(ctx context.Context, st *runState, rec *recorder, cfg controller.Config) error {
-		so := controller.RunScript(ctx, cfg, f.script, string(src))
-		return st.finishScript(ctx, out, rec, f, so)
-	})
+	opts, err := f.runOptions(errw, timeoutSet, false)
+	if err != nil {
+		return err
+	}
+	opts.Script = rlm.Script{Name: f.script, Source: string(src)}
+	res, ctx, err := askWithSignals(ctx, opts)
+	if res.TaskID == "" {
+		return usageOf(err)
+	}
+	f.noteWorkspace(errw, res)
+	return reportScript(ctx, out, f, res, err)
 }
 
-// finishScript records a script run's outcome, prints it, and returns the error for the exit
-// status. The task's answer is the FINAL value, else the script's output.
-func (st *runState) finishScript(ctx context.Context, out io.Writer, rec *recorder, f runFlags, so controller.ScriptOutcome) error {
-	r := so.Result
-	if s, ok := signalOf(ctx); ok && r.Err == nil {
-		r.Err = fault.Wrap(fault.Limit, s, "the run was stopped by a signal")
+// reportScript prints a script run's outcome and returns the error that decides the exit
+// status: its output, then its FINAL value, if it recorded one; --json: one object.
+func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result, err error) error {
+	final := res.Status == rlm.Answered || res.Answer != ""
+	if f.asJSON {
+		obj := map[string]any{"status": string(res.Status), "output": res.Output, "isolation": res.Isolation}
+		if res.Workspace != "" {
+			obj["workspace"] = res.Workspace
+		}
+		if final {
+			obj["answer"] = res.Answer
+		}
+		if res.Error != nil {
+			obj["error"] = map[string]string{"kind": string(res.Error.Kind), "message": res.Error.Message}
+		}
+		if perr := printJSON(out, obj); perr != nil {
+			return perr
+		}
+		return exitFor(exitErr(ctx, err))
 	}
-	status, answer := audit.Answered, r.Stdout
-	if r.Final != nil {
-		answer = *r.Final
+	w := answerWriter(out, f.raw)
+	fmt.Fprint(w, res.Output)
+	if final {
+		fmt.Fprintln(w, res.Answer)
 	}
-	if r.Err != nil {
-		status, answer = audit.Failed, ""
-	}
-	st.record(rec, status, answer, r.Err)
-	oc := scriptOutcome{isolation: so.Isolation.Verdict, workspace: st.finishWorkspace(rec, f), raw: f.raw}
-	if r.Err != nil {
-		rec.prog.line("failed (%s)", failLabel(r.Err))
-	} else {
-		rec.prog.line("completed in %s: %d sub-calls", time.Since(st.started).Round(time.Millisecond), so.SubCalls)
-	}
-	if err := report(out, f.asJSON, r, oc); err != nil {
-		return exitErr(ctx, err)
-	}
-	return nil
-}
-
-// scriptOutcome is what a script run reports besides the cell's result: the worker's isolation verdict and
-// the workspace, if the code wrote to it ("" when the default workspace stayed empty).
-type scriptOutcome struct {
-	isolation, workspace string
-	raw                  bool // --raw: stdout as the script wrote it, not escaped for a terminal
+	return exitErr(ctx, err)
 }
 
 func scriptLang(f runFlags) (validator.Lang, error) {
@@ -227,48 +216,11 @@ func scriptLang(f runFlags) (validator.Lang, error) {
 
 // existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file.
 func existingFiles(paths []string) ([]string, error) {
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if st.IsDir() {
-			return nil, usagef("--ctx %s is a directory; pass files (use --root for directories)", p)
-		}
-		if err := textFile(p, abs); err != nil {
-			return nil, err
-		}
-		out = append(out, abs)
-	}
-	return out, nil
-}
-
-// textFile refuses a context file that is not text: a NUL byte in its first 8 KiB (the test
-// git and grep use). The model explores text; a binary file would reach it as noise.
-func textFile(name, path string) error {
-	f, err := os.Open(path)
+	abs, err := files.Contexts(paths, "--ctx")
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
-	defer f.Close()
-	head := make([]byte, 8<<10)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return usageError{err}
-	}
-	head = head[:n]
-	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
-		return usagef("--ctx %s is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8 %s > %s.txt)", name, name, name)
-	}
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return usagef("--ctx %s is a binary file (a NUL byte at offset %d); rlm reads text: pass a text file, or extract its text first (such as strings %s > %s.txt)", name, i, name, name)
-	}
-	return nil
+	return abs, nil
 }
 
 // stdinName is the name of the context file read from stdin (--ctx -).
@@ -314,49 +266,18 @@ func (f *sessionFlags) readStdinCtx(in io.Reader) (cleanup func(), err error) {
 
 // check refuses bad session flags before anything starts.
 func (f *sessionFlags) check() error {
-	_, err := positive("--cell-timeout", f.cellTimeout)
-	return err
-}
-
-// report prints the outcome and returns the error that decides the exit status.
-func report(out io.Writer, asJSON bool, r repl.Result, oc scriptOutcome) error {
-	if asJSON {
-		obj := map[string]any{"status": status(r), "output": r.Stdout, "isolation": oc.isolation}
-		if oc.workspace != "" {
-			obj["workspace"] = oc.workspace
-		}
-		if r.Final != nil {
-			obj["answer"] = *r.Final
-		}
-		if r.Err != nil {
-			obj["error"] = map[string]string{"kind": string(kindOf(r.Err)), "message": r.Err.Error()}
-		}
-		if err := printJSON(out, obj); err != nil {
-			return err
-		}
-		return exitFor(r.Err)
+	if _, err := positive("--cell-timeout", f.cellTimeout); err != nil {
+		return err
 	}
-	w := answerWriter(out, oc.raw)
-	fmt.Fprint(w, r.Stdout)
-	if r.Final != nil {
-		fmt.Fprintln(w, *r.Final)
-	}
-	if r.Err != nil {
-		return r.Err
+	if f.out != "" {
+		if _, err := files.Dir(f.out, "--out"); err != nil {
+			return usageError{err}
+		}
 	}
 	return nil
 }
 
-func status(r repl.Result) string {
-	switch {
-	case r.Err != nil:
-		return "failed"
-	case r.Final != nil:
-		return "answered"
-	}
-	return "completed"
-}
-
+// kindOf is err's kind; an error without one is a code error.
 func kindOf(err error) fault.Kind {
 	if k := fault.KindOf(err); k != "" {
 		return k
@@ -382,56 +303,15 @@ unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: 
 default workspace to it, but never changes a directory you name; a --root or --out the worker
 cannot use stops the run with the reason, and a --ctx directory it cannot read is left out.`
 
-// workspaceDir is the directory write_file writes to. created marks the default per-task
-// directory, which rlm made and may clean up; a directory the user chose is never changed.
-type workspaceDir struct {
-	dir     string
-	created bool
-}
-
 // resolveWorkspace checks the --out directory, or creates the default: a new directory under
-// $RLM_HOME/work, 0700, handed to the worker's uid (see sandbox.PrepareWorkspace).
-func resolveWorkspace(out string) (workspaceDir, error) {
+// $RLM_HOME/work, 0700, handed to the worker's uid.
+func resolveWorkspace(out string) (files.Workspace, error) {
 	if out != "" {
-		abs, err := filepath.Abs(out)
+		dir, err := files.Dir(out, "--out")
 		if err != nil {
-			return workspaceDir{}, usageError{err}
+			return files.Workspace{}, usageError{err}
 		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return workspaceDir{}, usagef("--out %s: %v; create the directory first", out, err)
-		}
-		if !st.IsDir() {
-			return workspaceDir{}, usagef("--out %s is not a directory", out)
-		}
-		return workspaceDir{dir: abs}, nil
+		return files.Workspace{Dir: dir}, nil
 	}
-	parent := filepath.Join(rlmHome(), "work")
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return workspaceDir{}, fmt.Errorf("creating the default workspace under %s: %w; set RLM_HOME to a writable directory or pass --out DIR", parent, err)
-	}
-	dir, err := os.MkdirTemp(parent, time.Now().UTC().Format("20060102T150405Z")+"-")
-	if err != nil {
-		return workspaceDir{}, fmt.Errorf("creating the default workspace: %w; pass --out DIR", err)
-	}
-	if err := sandbox.PrepareWorkspace(dir); err != nil {
-		os.Remove(dir)
-		return workspaceDir{}, fmt.Errorf("handing the workspace %s to the worker's uid: %w; pass --out DIR", dir, err)
-	}
-	return workspaceDir{dir: dir, created: true}, nil
-}
-
-// finish removes the default workspace if nothing was written to it, and returns the
-// directory that holds the files the code wrote ("" if none or not the default).
-func (w workspaceDir) finish() string {
-	if !w.created {
-		return ""
-	}
-	if os.Remove(w.dir) == nil { // only an empty directory goes
-		return ""
-	}
-	if _, err := os.Stat(w.dir); err != nil {
-		return "" // gone (removed by rlm clean): nothing to point at
-	}
-	return w.dir
+	return files.NewWorkspace(rlmHome())
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -13,7 +11,9 @@ import (
 // workerUse is the hidden subcommand a Session re-executes this binary with.
 const workerUse = "__worker"
 
-// newWorkerCmd is the hidden subcommand a Session re-executes this binary with. It applies the
+// newWorkerCmd is the hidden subcommand a Session re-executes this binary with, reached through
+// the command tree; main serves it before building the tree (rlm.MaybeServeWorker), since the
+// worker starts once per session and its start-up time is the session's. It applies the
 // confinement layers, then serves the worker protocol on stdin and stdout.
 func newWorkerCmd() *cobra.Command {
 	return &cobra.Command{
@@ -24,18 +24,4 @@ func newWorkerCmd() *cobra.Command {
 			return repl.Serve(os.Stdin, os.Stdout)
 		},
 	}
-}
-
-// isWorker reports whether args (without the program name) are exactly the worker subcommand.
-func isWorker(args []string) bool { return len(args) == 1 && args[0] == workerUse }
-
-// runWorker is the worker's fast path: the same as "rlm __worker" through the command tree,
-// without building that tree (every subcommand and its flags) in a process that starts once per
-// session and whose start-up time is the session's.
-func runWorker(stderr io.Writer) int {
-	err := repl.Serve(os.Stdin, os.Stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "rlm: %v\n", err)
-	}
-	return exitCode(err)
 }

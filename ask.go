@@ -1,0 +1,423 @@
+package rlm
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/record"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/llm/llmtest"
+	"github.com/rlm-sandbox/rlm/redact"
+	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/trace"
+)
+
+// run is one Ask in progress: what it holds open.
+type run struct {
+	settings
+	task    string
+	started time.Time
+	timeout time.Duration
+	lock    *guard.Lock
+	red     *redact.Redactor
+	rec     *record.Records
+	obs     *recorder
+	prog    *reporter
+	llmCfg  llm.Config
+	client  *llm.Client // nil for a script run without a model
+	replay  *llmtest.Server
+
+	stopMark   func() bool   // stops the early FAILED mark of a cancelled run (context.AfterFunc)
+	marked     chan struct{} // closed when that mark, once started, is written
+	stopOnce   sync.Once
+	wasStopped bool
+}
+
+func ask(ctx context.Context, opts Options) (Result, error) {
+	s, err := resolve(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	prog := newReporter(s)
+	r, err := prepare(ctx, s, prog)
+	if err != nil {
+		prog.line("failed (%s)", failLabel(ctx, err))
+		return Result{}, err
+	}
+	defer r.close()
+	return r.execute(ctx)
+}
+
+// prepare checks the guards and opens the run's records, in an order that leaves nothing
+// behind when a check refuses the run.
+func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error) {
+	if err := guard.CheckChain(s.Name, s.Chain, s.Depth, s.DepthCap); err != nil {
+		return nil, err
+	}
+	if err := guard.EnsureHome(s.Home); err != nil {
+		return nil, err
+	}
+	r := &run{settings: s, prog: prog, task: audit.NewTaskID(time.Now()), timeout: s.Timeout}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+	if dl, ok := ctx.Deadline(); ok {
+		r.timeout = min(r.timeout, time.Until(dl))
+	}
+	if err := guard.CheckDisk(s.Home, s.MinFreeMB); err != nil {
+		return nil, err
+	}
+	if err := guard.EmergencyStop(s.Home); err != nil {
+		return nil, err
+	}
+	if s.Budget != nil {
+		if err := s.Budget.check(); err != nil {
+			return nil, err
+		}
+	}
+	r.llmCfg = s.Model
+	if s.Replay != "" {
+		if err := r.startReplay(); err != nil {
+			return nil, err
+		}
+	}
+	if r.lock, err = guard.LockRun(s.Home, r.task, s.Depth > 1); err != nil {
+		return nil, err
+	}
+	r.red = redact.New(r.llmCfg.Keys()...)
+	if err := r.openRecords(); err != nil {
+		return nil, err
+	}
+	r.marked = make(chan struct{})
+	r.stopMark = context.AfterFunc(ctx, func() { r.markStopped(ctx) })
+	return r, nil
+}
+
+// startReplay serves the scripted model on loopback and points the client at it, keeping the
+// budgets and the retry settings.
+func (r *run) startReplay() error {
+	sc, err := llmtest.Load(r.Replay)
+	if err != nil {
+		return &OptionError{"Replay", err}
+	}
+	r.replay = llmtest.New()
+	if err := r.replay.Push(sc...); err != nil {
+		return &OptionError{"Replay", err}
+	}
+	c := &r.llmCfg
+	c.Provider, c.BaseURL, c.APIKey, c.Models, c.SubModels = "", r.replay.URL(), "", []string{"replay"}, nil
+	c.Endpoints, c.DefaultEndpoint, c.Catalog = nil, "", nil
+	return nil
+}
+
+func (r *run) openRecords() error {
+	r.started = time.Now()
+	spec := record.Spec{
+		Home: r.Home, Started: r.started, NoLog: r.NoLog,
+		Task: audit.Task{ID: r.task, Question: r.question, CtxFiles: r.Files, Lang: r.Lang, Model: r.rootModel()},
+		Meta: trace.Metadata{
+			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, controller.DefaultMaxIterations),
+			Backend: "openai", BackendKwargs: map[string]any{"base_url": r.llmCfg.BaseURL, "models": r.llmCfg.Models}, Lang: r.Lang,
+		},
+	}
+	var err error
+	r.rec, err = record.Open(spec, r.red)
+	if err != nil {
+		r.rec = nil
+		return err
+	}
+	r.obs = &recorder{r: r, rec: r.rec, prog: r.prog}
+	r.prog.task, r.prog.usage = r.task, r.obs.usage
+	return nil
+}
+
+// rootModel is the model of the run's root calls, for its records ("" without a model).
+func (r *run) rootModel() string {
+	if len(r.llmCfg.Models) == 0 {
+		return ""
+	}
+	return r.llmCfg.Models[0]
+}
+
+// markStopped marks the task FAILED as soon as the caller cancels the run, so that a process
+// that exits before the run has wound down (a second SIGINT) leaves a true record.
+func (r *run) markStopped(ctx context.Context) {
+	defer close(r.marked)
+	wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = r.rec.DB.FinishTask(wctx, r.task, audit.Failed, "", stopError(ctx))
+}
+
+// stopped stops the early mark; it reports whether the mark was made (or is being made), in
+// which case the caller cancelled the run.
+func (r *run) stopped() bool {
+	r.stopOnce.Do(func() {
+		if r.stopMark != nil && !r.stopMark() {
+			<-r.marked
+			r.wasStopped = true
+		}
+	})
+	return r.wasStopped
+}
+
+// stopError is the error of a run its caller stopped: the cause itself when it carries a kind,
+// else a limit error (a timeout for a passed deadline) that wraps it.
+func stopError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	switch {
+	case fault.KindOf(cause) != "":
+		return cause
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fault.Wrap(fault.Timeout, cause, "the run's context passed its deadline")
+	}
+	return fault.Wrap(fault.Limit, cause, "the run was stopped by its caller")
+}
+
+func (r *run) close() {
+	r.stopped()
+	if r.rec != nil {
+		r.rec.Close()
+	}
+	r.lock.Release()
+	if r.replay != nil {
+		r.replay.Close()
+	}
+}
+
+// execute runs the loop or the script and records the outcome.
+func (r *run) execute(ctx context.Context) (Result, error) {
+	r.prog.say(EventStarted, "starting (task %s)", r.task)
+	r.rec.Log.Info("task started", "task", r.task, "question", r.question, "ctx", r.Files, "models", r.llmCfg.Models, "depth", r.Depth)
+	rctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	cfg, err := r.controllerConfig()
+	if err != nil {
+		return r.finish(ctx, outcome{err: err}), err
+	}
+	var o outcome
+	if r.Question != "" {
+		out := controller.Run(rctx, cfg)
+		o = outcome{answer: out.Answer, final: out.Err == nil, err: out.Err, iterations: out.Iterations, subCalls: out.SubCalls, isolation: out.Isolation.Verdict}
+	} else {
+		o = r.script(rctx, cfg)
+	}
+	res := r.finish(ctx, o)
+	if res.Status == Failed {
+		return res, o.err
+	}
+	return res, nil
+}
+
+// script runs the script as one cell.
+func (r *run) script(ctx context.Context, cfg controller.Config) outcome {
+	so := controller.RunScript(ctx, cfg, r.Script.Name, r.Script.Source)
+	o := outcome{output: so.Stdout, err: so.Err, iterations: 1, subCalls: so.SubCalls, isolation: so.Isolation.Verdict, script: true}
+	if so.Final != nil {
+		o.answer, o.final = *so.Final, true
+	}
+	return o
+}
+
+// outcome is what the loop or the script produced.
+type outcome struct {
+	answer, output       string
+	final                bool // the code recorded answer with FINAL
+	err                  error
+	iterations, subCalls int
+	isolation            string
+	script               bool
+}
+
+// controllerConfig creates the default workspace and the model client (none for a script run
+// without a model), and returns the controller's configuration.
+func (r *run) controllerConfig() (controller.Config, error) {
+	if r.ws.Dir == "" {
+		var err error
+		if r.ws, err = newWorkspace(r.Home); err != nil {
+			return controller.Config{}, err
+		}
+	}
+	cfg := controller.Config{
+		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs,
+		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, CellTimeout: r.CellTimeout,
+			Limits: r.Limits, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded},
+		MaxIterations: r.MaxIterations, MaxSubCalls: r.Limits.SubCalls, MaxBatches: r.Limits.Batches, BatchWidth: r.Limits.BatchWidth,
+		MaxBlocks: r.MaxBlocks,
+	}
+	if len(r.llmCfg.Models) == 0 {
+		return cfg, nil // a script run without a model: llm_query says how to configure one
+	}
+	if err := r.newClient(); err != nil {
+		return controller.Config{}, err
+	}
+	m := guard.Model{Home: r.Home, Next: r.client}
+	if r.Budget != nil {
+		m.Check = r.Budget.check
+	}
+	cfg.Model = m
+	if r.MaxDepth > r.Depth {
+		cfg.SubQuery = r.subRunner().Query
+	}
+	return cfg, nil
+}
+
+// newClient builds the model client, within what is left of a shared budget.
+func (r *run) newClient() error {
+	lc := r.llmCfg
+	lc.Deadline = r.started.Add(r.timeout)
+	user := lc
+	lc.Observer = func(c llm.Call) {
+		r.obs.apiCall(c)
+		if user.Observer != nil {
+			user.Observer(c)
+		}
+	}
+	lc.Notify = func(msg string) {
+		r.rec.Log.Warn(msg, "task", r.task)
+		r.prog.notice(msg)
+		if user.Notify != nil {
+			user.Notify(msg)
+		}
+	}
+	lc.Log, lc.Redactor = r.rec.Log.Logger, r.red
+	client, err := llm.New(lc)
+	if err == nil && r.Budget != nil && r.Budget.fit(&lc, client.Budget()) {
+		client, err = llm.New(lc)
+	}
+	if err != nil {
+		return &OptionError{"Model", err}
+	}
+	r.llmCfg.MaxCalls, r.llmCfg.MaxTokens, r.llmCfg.MaxCost = lc.MaxCalls, lc.MaxTokens, lc.MaxCost
+	r.client = client
+	return nil
+}
+
+// finish records the outcome everywhere and returns the Result.
+func (r *run) finish(ctx context.Context, o outcome) Result {
+	if r.stopped() || ctx.Err() != nil {
+		o.err = stopError(ctx)
+	}
+	status := Answered
+	switch {
+	case o.err != nil:
+		status = Failed
+	case !o.final:
+		status = Completed
+	}
+	r.record(status, o)
+	res := r.result(status, o)
+	if res.Workspace != "" {
+		r.rec.Log.Warn("the code wrote files to "+res.Workspace, "task", r.task)
+	}
+	if o.err != nil {
+		r.prog.say(EventFinished, "failed (%s)", failLabel(ctx, o.err))
+	} else if o.script {
+		r.prog.say(EventFinished, "completed in %s: %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.subCalls)
+	} else {
+		r.prog.say(EventFinished, "completed in %s: %d iterations, %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.iterations, o.subCalls)
+	}
+	return res
+}
+
+// result is the Result of the finished run.
+func (r *run) result(status Status, o outcome) Result {
+	sp := r.client.Spent()
+	res := Result{Status: status, Output: o.output, Error: failureOf(o.err), TaskID: r.task, Trace: r.rec.TracePath,
+		Isolation: o.isolation, Workspace: r.ws.Finish(), Started: r.started, Duration: time.Since(r.started),
+		Usage: Usage{Calls: sp.Calls, Tokens: sp.Tokens, Cost: sp.Cost, Iterations: o.iterations, SubCalls: o.subCalls}}
+	if o.final {
+		res.Answer = o.answer
+	}
+	return res
+}
+
+// record writes the final spent figures, the task's status and the trace's last line.
+func (r *run) record(status Status, o outcome) {
+	bg := context.Background()
+	sp := r.client.Spent()
+	obs := r.obs
+	obs.warn(r.rec.DB.SetSpent(bg, r.task, sp.Calls, sp.Tokens))
+	st, answer := audit.Answered, o.answer
+	switch {
+	case status == Failed:
+		st, answer = audit.Failed, ""
+	case status == Completed:
+		answer = o.output // a script's answer is its FINAL value, else its output
+	}
+	if err := r.rec.DB.FinishTask(bg, r.task, st, answer, o.err); !errors.Is(err, audit.ErrNotRunning) {
+		obs.warn(err) // not running: the early mark of a stopped run, already FAILED
+	}
+	obs.mu.Lock()
+	used := obs.used
+	obs.mu.Unlock()
+	out := trace.Outcome{Status: string(st), Answer: answer, Usage: used, Tokens: sp.Tokens, Calls: sp.Calls, WallTime: time.Since(r.started)}
+	if o.err != nil {
+		out.ErrKind, out.ErrMsg = kindOf(o.err), o.err.Error()
+	}
+	obs.warn(r.rec.Trace.Finish(out))
+	level := slog.LevelInfo
+	if o.err != nil {
+		level = slog.LevelError
+	}
+	r.rec.Log.Log(bg, level, "task finished", "task", r.task, "status", st, "calls", sp.Calls, "tokens", sp.Tokens, "err", o.err)
+}
+
+// workDir is where a run keeps files of its own, such as its sub-runs' prompts.
+func (r *run) workDir() string { return filepath.Join(r.Home, "work", r.task) }
+
+// kindOf is err's kind; an error without one is a code error.
+func kindOf(err error) fault.Kind {
+	if k := fault.KindOf(err); k != "" {
+		return k
+	}
+	return fault.Code
+}
+
+// failureOf flattens err (nil for nil).
+func failureOf(err error) *Failure {
+	if err == nil {
+		return nil
+	}
+	f := &Failure{Kind: kindOf(err), Message: err.Error()}
+	var ce *repl.CellError
+	if errors.As(err, &ce) {
+		f.Pos = ce.Pos
+	}
+	return f
+}
+
+// failLabel names a failure for the progress line; the message itself is the caller's to
+// print. A run its caller stopped is labelled with the root of the cause ("stopped by
+// interrupt").
+func failLabel(ctx context.Context, err error) string {
+	var oe *OptionError
+	if errors.As(err, &oe) {
+		return "usage"
+	}
+	if ctx.Err() != nil {
+		cause := context.Cause(ctx)
+		for errors.Unwrap(cause) != nil {
+			cause = errors.Unwrap(cause)
+		}
+		return cause.Error()
+	}
+	return string(kindOf(err))
+}
+
+// effective is v, or def when v is not positive.
+func effective(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,118 @@
+package files
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/sandbox"
+)
+
+// Contexts resolves the context files to absolute paths, refusing a missing file, a directory
+// and a file that is not text. label names the option in messages ("--ctx", "file").
+func Contexts(paths []string, label string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s %s is a directory; pass files (use --root for directories)", label, p)
+		}
+		if err := text(label, p, abs); err != nil {
+			return nil, err
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+// text refuses a context file that is not text: a NUL byte in its first 8 KiB (the test git and
+// grep use), or a UTF-16 byte-order mark. The model explores text; a binary file would reach it
+// as noise.
+func text(label, name, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 8<<10)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	head = head[:n]
+	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
+		return fmt.Errorf("%s %s is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8 %s > %s.txt)", label, name, name, name)
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Errorf("%s %s is a binary file (a NUL byte at offset %d); rlm reads text: pass a text file, or extract its text first (such as strings %s > %s.txt)", label, name, i, name, name)
+	}
+	return nil
+}
+
+// Dir checks a workspace the caller names: it must be an existing directory. It returns its
+// absolute path. label names the option in messages ("--out", "workspace").
+func Dir(dir, label string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v; create the directory first", label, dir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s %s is not a directory", label, dir)
+	}
+	return abs, nil
+}
+
+// Workspace is the directory write_file writes to. Created marks the default per-task
+// directory, which rlm made and may remove; a directory the caller chose is never changed.
+type Workspace struct {
+	Dir     string
+	Created bool
+}
+
+// NewWorkspace creates the default workspace: a new directory under home/work, 0700, handed to
+// the worker's uid (see sandbox.PrepareWorkspace).
+func NewWorkspace(home string) (Workspace, error) {
+	parent := filepath.Join(home, "work")
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return Workspace{}, fmt.Errorf("creating the default workspace under %s: %w; set RLM_HOME to a writable directory or pass --out DIR", parent, err)
+	}
+	dir, err := os.MkdirTemp(parent, time.Now().UTC().Format("20060102T150405Z")+"-")
+	if err != nil {
+		return Workspace{}, fmt.Errorf("creating the default workspace: %w; pass --out DIR", err)
+	}
+	if err := sandbox.PrepareWorkspace(dir); err != nil {
+		os.Remove(dir)
+		return Workspace{}, fmt.Errorf("handing the workspace %s to the worker's uid: %w; pass --out DIR", dir, err)
+	}
+	return Workspace{Dir: dir, Created: true}, nil
+}
+
+// Finish removes the default workspace if nothing was written to it, and returns the directory
+// that holds the files the code wrote ("" if none, or if it is not the default).
+func (w Workspace) Finish() string {
+	if !w.Created {
+		return ""
+	}
+	if os.Remove(w.Dir) == nil { // only an empty directory goes
+		return ""
+	}
+	if _, err := os.Stat(w.Dir); err != nil {
+		return "" // gone (removed by rlm clean): nothing to point at
+	}
+	return w.Dir
+}

@@ -1,0 +1,220 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// Defaults.
+const (
+	DefaultMinFreeMB = 100 // free space a run needs in its home
+	DefaultDepthCap  = 5   // the deepest a tree of recursive runs may go
+	emergencyFile    = "EMERGENCY_STOP"
+	chainArrow       = " → "
+)
+
+// Home is $RLM_HOME, or ~/.rlm (".rlm" when there is no home directory).
+func Home() string {
+	if h := os.Getenv("RLM_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".rlm"
+	}
+	return filepath.Join(home, ".rlm")
+}
+
+// EnsureHome creates home (0700) if it does not exist.
+func EnsureHome(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("creating RLM_HOME %s: %w", home, err)
+	}
+	return nil
+}
+
+// CheckDisk refuses a run when home's filesystem has less than minMB megabytes free (zero or
+// less: DefaultMinFreeMB).
+func CheckDisk(home string, minMB int) error {
+	if minMB <= 0 {
+		minMB = DefaultMinFreeMB
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(home, &st); err != nil {
+		return fmt.Errorf("checking free space in %s: %w", home, err)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize) / (1 << 20)
+	if free < int64(minMB) {
+		return fault.New(fault.Limit, "only %d MB free in %s; a run needs at least %d MB for its audit trail, traces and workspace: free some space or set RLM_HOME elsewhere", free, home, minMB)
+	}
+	return nil
+}
+
+// EmergencyStop returns an error of kind limit while home/EMERGENCY_STOP exists.
+func EmergencyStop(home string) error {
+	p := filepath.Join(home, emergencyFile)
+	if _, err := os.Stat(p); err == nil {
+		return emergencyError{p}
+	}
+	return nil
+}
+
+// emergencyError refuses or stops a run while RLM_HOME/EMERGENCY_STOP exists. Its kind is limit.
+type emergencyError struct{ path string }
+
+func (e emergencyError) Error() string {
+	return "emergency stop: " + e.path + " exists; remove it to allow runs again"
+}
+
+func (e emergencyError) Is(target error) bool { return target == fault.Limit }
+
+// Completer is a model: the part of llm.Client a run calls.
+type Completer interface {
+	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Model checks, before every call to Next, that no EMERGENCY_STOP exists in Home and that Check
+// (if set) lets the call go.
+type Model struct {
+	Home  string
+	Check func() error
+	Next  Completer
+}
+
+// Complete implements the model.
+func (m Model) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := EmergencyStop(m.Home); err != nil {
+		return llm.Response{}, err
+	}
+	if m.Check != nil {
+		if err := m.Check(); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	return m.Next.Complete(ctx, req)
+}
+
+// Budget is the next model's budgets (an *llm.Client's), for the system prompt; zero if it has none.
+func (m Model) Budget() llm.Budget {
+	if b, ok := m.Next.(interface{ Budget() llm.Budget }); ok {
+		return b.Budget()
+	}
+	return llm.Budget{}
+}
+
+// CheckChain refuses a run of agent name whose chain (the agents above it, outermost first)
+// already holds that name, and a run deeper than depthCap (zero or less: DefaultDepthCap).
+// Loop detection cannot be turned off.
+func CheckChain(name string, chain []string, depth, depthCap int) error {
+	if depthCap <= 0 {
+		depthCap = DefaultDepthCap
+	}
+	for i, n := range chain {
+		if n == name {
+			path := append(append([]string(nil), chain[i:]...), name)
+			return fault.New(fault.Limit, "agent loop detected: %s; an agent may not call itself, directly or through others", strings.Join(path, chainArrow))
+		}
+	}
+	if depth > depthCap {
+		return fault.New(fault.Limit, "recursion depth %d exceeds SFA_MAX_DEPTH=%d", depth, depthCap)
+	}
+	return nil
+}
+
+// Lock is the PID file of a run: home/run/<task>.pid.
+type Lock struct{ path string }
+
+// PIDFile is where the run of task keeps its PID.
+func PIDFile(home, task string) string { return filepath.Join(home, "run", task+".pid") }
+
+// LockRun refuses a run while a run of another process is alive in home, then records this
+// one. Runs of one process (a batch's tasks, a server's requests) may share a home, and a
+// nested run (a sub-run, in a child process) belongs to the run that started it and is not
+// refused either. Stale PID files are removed.
+func LockRun(home, task string, nested bool) (*Lock, error) {
+	dir := filepath.Join(home, "run")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	lk, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Close()
+	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
+		return nil, err
+	}
+	if !nested {
+		if pid, ok := runningTask(dir); ok {
+			return nil, fault.New(fault.Limit, "Another task is running (PID %d); wait for it, stop it with rlm abort, or use another RLM_HOME", pid)
+		}
+	}
+	p := PIDFile(home, task)
+	if err := os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return &Lock{path: p}, nil
+}
+
+// Release removes the PID file; a nil Lock is a no-op.
+func (l *Lock) Release() {
+	if l != nil {
+		os.Remove(l.path)
+	}
+}
+
+// runningTask finds the PID of a live run of another process among the PID files, removing
+// those of dead processes.
+func runningTask(dir string) (int, bool) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	for _, f := range files {
+		pid, err := ReadPID(f)
+		if err == nil && pid == os.Getpid() {
+			continue
+		}
+		if err == nil && Alive(pid) {
+			return pid, true
+		}
+		os.Remove(f)
+	}
+	return 0, false
+}
+
+// ReadPID reads a PID file.
+func ReadPID(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// Alive reports whether process pid exists and has not exited (a zombie has).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie has exited; only its parent has not collected it yet.
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
+		return false
+	}
+	return true
+}

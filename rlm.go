@@ -1,0 +1,322 @@
+package rlm
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// Options is one run: a Question for a root model, or a Script, over context files. The zero
+// value of every field is safe: zero means the default, never unlimited.
+type Options struct {
+	// What to run: exactly one of Question and Script.
+	Question string
+	Script   Script
+	// Files are the context files (context, ctx0, ctx1, … in the code); each must exist and
+	// hold text. Their directories are readable by the file tools.
+	Files []string
+	Lang  string          // "go" or "js"; "" = from Script.Name's extension, else "go"
+	Mode  controller.Mode // Auto (default): inputs under 50,000 characters take one direct call
+
+	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm.
+	Home string
+	// Workspace is the only directory the code may write (write_file), an existing one that
+	// is never changed otherwise; "" = a new directory under Home/work, removed at the end when
+	// the code wrote nothing (Result.Workspace names it when it did).
+	Workspace string
+	Roots     []string // more directories the file tools may read
+
+	// Model configures the model client: the root and sub-call ladders, backends, prices and
+	// the task's budgets (MaxCalls 80, MaxTokens 200,000, MaxCost none). Ask sets its
+	// Deadline, Log and Redactor; its Observer and Notify, if set, are called after Ask's own.
+	// A question needs Model.Models (or Replay); a script without one runs, and its llm_query
+	// calls fail with an error that says what to set.
+	Model llm.Config
+	// Replay answers with a scripted model: the llmtest reply file at this path (see
+	// examples/demo/model.json), served over loopback HTTP. It replaces Model's backends and
+	// ladders and keeps its budgets. Sub-runs are served by it too.
+	Replay string
+	// Budget, when set, is shared with other runs (a batch): every model call of this run
+	// is checked against it before and charged to it after, on top of Model's budgets.
+	Budget *Budget
+
+	Limits        engine.Limits // the caps the code is told and held to: peek, search, output, sub-calls, …
+	MaxIterations int           // root iterations before the forced final answer (25)
+	MaxBlocks     int           // code blocks of one reply that run (8)
+	Timeout       time.Duration // the whole run's wall clock (90 min; ctx's deadline if earlier)
+	CellTimeout   time.Duration // per cell (120 s)
+	MinFreeMB     int           // free space Home must have at the start (100 MB)
+
+	// Recursive runs. Name is this agent's name (default "rlm"): progress lines and the call
+	// chain. MaxDepth 1 (default) makes llm_query a model call; above it, llm_query starts a
+	// child run one level deeper (see MaybeServeWorker). Chain lists the agents above this run,
+	// outermost first, and Depth is its depth (1 for a run a person started): a Name already
+	// in Chain is refused as a loop, and neither Depth nor MaxDepth may pass DepthCap (5).
+	Name     string
+	MaxDepth int
+	Chain    []string
+	Depth    int
+	DepthCap int
+
+	AllowDegraded bool // run even when the machine's confinement is below the minimum
+	NoValidate    bool // run cells without the validator (to test the lower layers alone)
+
+	// Progress gets rlm's progress lines, "[agent:NAME] ..." (nil: none). A question run
+	// writes its milestones unless Quiet; a script run only when Verbose. Notices (a retry,
+	// a quota pause) are written unless Quiet; Verbose adds each cell's code and output.
+	Progress io.Writer
+	Quiet    bool
+	Verbose  bool
+	NoLog    bool // write no daily log (the audit trail and the trace are still written)
+	// OnEvent, when set, gets the run's events as they happen (see Event). Calls are never
+	// concurrent; a slow callback slows the run.
+	OnEvent func(Event)
+}
+
+// Script is a saved program run as one cell.
+type Script struct {
+	Name   string // its file name: errors name it, and its extension gives the language
+	Source string
+}
+
+// Status is how a run ended.
+type Status string
+
+// Statuses.
+const (
+	Answered  Status = "answered"  // the code recorded an answer with FINAL or FINAL_VAR
+	Completed Status = "completed" // a script ran to its end without FINAL
+	Failed    Status = "failed"
+)
+
+// Result is what a run produced and where it is recorded.
+type Result struct {
+	Status Status   `json:"status"`
+	Answer string   `json:"answer,omitempty"` // the FINAL value
+	Output string   `json:"output,omitempty"` // what a script printed
+	Error  *Failure `json:"error,omitempty"`
+	Usage  Usage    `json:"usage"`
+	TaskID string   `json:"task_id"`
+	Trace  string   `json:"trace"` // the JSONL trace; its outcome is beside it (trace.OutcomePath)
+	// Isolation is the worker's confinement verdict: "full", "degraded(…)", … ("" when no
+	// worker started).
+	Isolation string `json:"isolation,omitempty"`
+	// Workspace is the default workspace when the code wrote files to it ("" otherwise).
+	Workspace string        `json:"workspace,omitempty"`
+	Started   time.Time     `json:"started"`
+	Duration  time.Duration `json:"duration_ns"`
+}
+
+// Usage is what a run spent: every model API call (retries and sub-runs included), as the
+// model client counts it.
+type Usage struct {
+	Calls  int `json:"api_calls"`
+	Tokens int `json:"tokens"`
+	// Cost is in US dollars; llm.Cost keeps calls of unknown cost apart, so that unknown is
+	// never shown as $0 (Cost.String).
+	Cost       llm.Cost `json:"cost"`
+	Iterations int      `json:"iterations"`
+	SubCalls   int      `json:"sub_calls"`
+}
+
+// Failure is how a run or a cell failed: a kind from the closed set of package fault, the
+// message (which says what to do), and for a cell the position in its code, FILE:LINE:COL,
+// when known.
+type Failure struct {
+	Kind    fault.Kind `json:"kind"`
+	Message string     `json:"message"`
+	Pos     string     `json:"pos,omitempty"`
+}
+
+// Ask runs one task and records it under Options.Home exactly as `rlm run` does: the audit
+// trail (audit.db), the JSONL trace and its outcome file (traces/), the sub-calls' prompts,
+// and the daily log (logs/), all redacted, whatever the outcome.
+//
+// Before anything is recorded, Ask checks the Options (an *OptionError) and the guards: the
+// call chain (loops, depth), free space in Home, Home/EMERGENCY_STOP (checked again before
+// every model call), and no live run of another process in Home (runs of this process and
+// sub-runs may share it); those refusals are of kind limit. Then it returns a zero Result and the error.
+//
+// Otherwise it returns the Result and, when the run failed, its error too (also in
+// Result.Error): check errors.Is(err, fault.Timeout) and the like.
+//
+// Cancelling ctx stops the run as SIGINT stops `rlm run`: the task is marked FAILED at once
+// (so that a process that exits before Ask returns leaves a true record), the worker and any
+// sub-runs are stopped, and the records are completed before Ask returns. The run's error is
+// then context.Cause(ctx) when that carries a fault kind (the command line cancels with
+// "the run was stopped by a signal"), else a limit error wrapping it.
+func Ask(ctx context.Context, opts Options) (Result, error) { return ask(ctx, opts) }
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// Event kinds, in the order a run produces them.
+const (
+	EventStarted   EventKind = "started"    // the task is recorded: Task, Message
+	EventMilestone EventKind = "milestone"  // Message: a step of the run, as printed
+	EventNotice    EventKind = "notice"     // Message: a retry, a quota pause: what a person waiting should know now
+	EventModelCall EventKind = "model_call" // Call: one API attempt (root or sub-call)
+	EventCell      EventKind = "cell"       // Cell: one code block ran
+	EventSubCall   EventKind = "sub_call"   // SubCall: one llm_query ended
+	EventIteration EventKind = "iteration"  // one root iteration ended; Step, Message
+	EventFinished  EventKind = "finished"   // Result: the run ended (sent before Ask returns)
+)
+
+// Event is one step of a run, for progress displays: MCP progress notifications, a batch's
+// progress bar. Every event carries the task, the time, the iteration it belongs to and what
+// the run has spent so far; Kind says which of the other fields is set. Text in events (code,
+// output, prompts) is as the code and the models wrote it, not redacted: the records are.
+type Event struct {
+	Kind    EventKind
+	Task    string
+	Time    time.Time
+	Step    int    // the root iteration (or the script's one cell), from 1; 0 before the first
+	Message string // the progress line's text, for Started, Milestone, Notice, Iteration, Finished
+	Usage   Usage  // spent so far
+	Call    *llm.Call
+	Cell    *Cell
+	SubCall *SubCall
+	Result  *Result
+}
+
+// Cell is one code block of a run and its result.
+type Cell struct {
+	Index  int // its place in the reply, from 0
+	Code   string
+	Result ExecResult
+	Took   time.Duration
+}
+
+// SubCall is one llm_query (or one slot of llm_query_batched).
+type SubCall struct {
+	Model  string // the model that answered ("" for a sub-run)
+	Prompt string
+	Answer string
+	Error  *Failure
+	Tokens int
+	Took   time.Duration
+}
+
+// Budget is a budget of model calls, tokens and dollars shared by several runs, such as the
+// tasks of a batch: each run given it (Options.Budget) is refused before a model call once the
+// budget is spent, is charged every API attempt, and starts with its own budgets lowered to
+// what is left. Concurrent runs may together overrun it by what their calls in flight spend,
+// as concurrent calls of one run may overrun its own token budget. It is safe for concurrent
+// use.
+type Budget struct{ budget }
+
+// NewBudget returns a budget of limit's calls, tokens and dollars (limit.Cost.USD). A zero
+// field sets no shared cap on that dimension: each run's own budgets, always finite, still
+// bound it.
+func NewBudget(limit llm.Spent) *Budget { return &Budget{budget{limit: limit}} }
+
+// Charge adds what was spent outside the runs that share the budget (a run on another
+// machine, say).
+func (b *Budget) Charge(s llm.Spent) { b.charge(s) }
+
+// Spent is what the runs sharing the budget have spent so far.
+func (b *Budget) Spent() llm.Spent { return b.spent() }
+
+// Check returns an error of kind limit when the budget is spent, naming what is; nil while
+// something is left.
+func (b *Budget) Check() error { return b.check() }
+
+// OptionError is an Options or SessionOptions value that cannot be used. Its kind is schema;
+// its message names the value and says what to do.
+type OptionError struct {
+	Option string // the field: "Files", "Workspace", "Replay", "Lang", "Model", …
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, fault.Schema) true.
+func (e *OptionError) Is(target error) bool { return target == fault.Schema }
+
+// SessionOptions configure a confined REPL session. The zero value is safe: Go, the default
+// limits, a new workspace.
+type SessionOptions struct {
+	Lang  string   // "go" (default) or "js"
+	Files []string // context files, as Options.Files
+	Roots []string // more directories the file tools may read
+	// Workspace is as Options.Workspace: "" = a new directory under Home/work, removed by
+	// Close when nothing was written to it.
+	Workspace     string
+	Home          string        // "" = $RLM_HOME, else ~/.rlm (only for the default workspace)
+	Limits        engine.Limits // per call, per cell and per session caps
+	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
+	AllowDegraded bool
+	NoValidate    bool
+}
+
+// Session is a confined REPL session: each cell is validated, then run in a worker process
+// under the session's limits, and state persists across cells. A worker that dies is replaced
+// and the successful cells replayed (ExecResult.Rebuilt). Its methods are safe for concurrent
+// use; cells run one at a time.
+type Session struct{ session }
+
+// OpenSession starts a session's worker. ctx bounds the start only.
+func OpenSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	return openSession(ctx, opts)
+}
+
+// Exec runs one cell. Cancelling ctx interrupts it (the cell fails with a timeout; the session
+// lives on).
+func (s *Session) Exec(ctx context.Context, code string) ExecResult { return s.exec(ctx, code) }
+
+// Isolation is the worker's confinement: the verdict and one line per layer.
+func (s *Session) Isolation() repl.Isolation { return s.s.Isolation() }
+
+// Workspace is the directory the session's code writes to. After Close it is "" when that was
+// the default workspace and nothing was written to it (Close removed it).
+func (s *Session) Workspace() string { return s.workspace() }
+
+// Close stops the worker and removes the default workspace if nothing was written to it.
+// Closing twice is a no-op.
+func (s *Session) Close() error { return s.close() }
+
+// ExecResult is the outcome of one cell.
+type ExecResult struct {
+	Output    string   `json:"output"`    // what the cell printed, capped (Limits.OutputChars)
+	Truncated bool     `json:"truncated"` // the output was cut; its marker states the true length
+	Final     *string  `json:"final,omitempty"`
+	Error     *Failure `json:"error,omitempty"`
+	Vars      []Var    `json:"vars"` // the session's variables after the cell
+	// Rebuilt is set when the worker died during the cell (or before it) and a new one replayed
+	// the earlier successful cells; Lost says what that replay could not restore.
+	Rebuilt bool     `json:"rebuilt,omitempty"`
+	Lost    *Failure `json:"lost,omitempty"`
+	// Unreplayable is set for a cell that left work running in the background (or that the
+	// journal had no room for): a rebuilt session will not have what it did.
+	Unreplayable bool `json:"unreplayable,omitempty"`
+}
+
+// Var is one variable of a session.
+type Var struct {
+	Name string `json:"name"`
+}
+
+// MaybeServeWorker serves this process as one of rlm's own child processes, and exits, when
+// it was started as one; otherwise it returns at once. A program that runs rlm (Ask,
+// OpenSession) calls it first thing in main, before flags are parsed:
+//
+//	func main() {
+//		rlm.MaybeServeWorker()
+//		// the program itself
+//	}
+//
+// Sessions run their cells in a worker: this executable started again with the hidden argument
+// "__worker", which confines itself (rlimits, Landlock, seccomp, namespaces) before any
+// interpreter exists. Runs with MaxDepth above 1 start sub-runs the same way ("__subrun").
+// Without this call, such a process would run the program's main instead, and the session
+// would fail to start.
+func MaybeServeWorker() { maybeServeWorker() }

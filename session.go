@@ -1,0 +1,98 @@
+package rlm
+
+import (
+	"context"
+	"sync"
+
+	"github.com/rlm-sandbox/rlm/internal/files"
+	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// session is a Session's state.
+type session struct {
+	s *repl.Session
+
+	mu     sync.Mutex
+	ws     files.Workspace
+	closed bool
+}
+
+func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
+	lang := validator.Go
+	if o.Lang != "" {
+		l, err := validator.ParseLang(o.Lang)
+		if err != nil {
+			return nil, &OptionError{"Lang", err}
+		}
+		lang = l
+	}
+	ctxFiles, err := files.Contexts(o.Files, "file")
+	if err != nil {
+		return nil, &OptionError{"Files", err}
+	}
+	var ws files.Workspace
+	if o.Workspace != "" {
+		if ws.Dir, err = files.Dir(o.Workspace, "workspace"); err != nil {
+			return nil, &OptionError{"Workspace", err}
+		}
+	} else {
+		home := o.Home
+		if home == "" {
+			home = guard.Home()
+		}
+		if ws, err = newWorkspace(home); err != nil {
+			return nil, err
+		}
+	}
+	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir,
+		CellTimeout: o.CellTimeout, Limits: o.Limits, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded})
+	if err != nil {
+		ws.Finish()
+		return nil, err
+	}
+	return &Session{session{s: s, ws: ws}}, nil
+}
+
+// newWorkspace creates the default workspace under home, creating home first.
+func newWorkspace(home string) (files.Workspace, error) {
+	if err := guard.EnsureHome(home); err != nil {
+		return files.Workspace{}, err
+	}
+	return files.NewWorkspace(home)
+}
+
+func (s *session) exec(ctx context.Context, code string) ExecResult {
+	return execResult(s.s.Exec(ctx, code))
+}
+
+func (s *session) workspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ws.Dir
+}
+
+func (s *session) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.s.Close()
+	if s.ws.Created {
+		s.ws.Dir = s.ws.Finish() // "" when it was empty and is gone
+	}
+	return err
+}
+
+// execResult converts a cell's result.
+func execResult(r repl.Result) ExecResult {
+	out := ExecResult{Output: r.Stdout, Truncated: r.Truncated, Final: r.Final, Error: failureOf(r.Err),
+		Vars: make([]Var, 0, len(r.Vars)), Rebuilt: r.Rebuilt, Lost: failureOf(r.Lost), Unreplayable: r.Unreplayable}
+	for _, v := range r.Vars {
+		out.Vars = append(out.Vars, Var{Name: v})
+	}
+	return out
+}
