@@ -3,6 +3,7 @@ package rlm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -202,7 +203,7 @@ func (r *run) execute(ctx context.Context) (Result, error) {
 	defer cancel()
 	cfg, err := r.controllerConfig()
 	if err != nil {
-		return r.finish(ctx, outcome{err: err}), err
+		return r.finish(ctx, outcome{err: err})
 	}
 	var o outcome
 	if r.Question != "" {
@@ -211,11 +212,7 @@ func (r *run) execute(ctx context.Context) (Result, error) {
 	} else {
 		o = r.script(rctx, cfg)
 	}
-	res := r.finish(ctx, o)
-	if res.Status == Failed {
-		return res, o.err
-	}
-	return res, nil
+	return r.finish(ctx, o)
 }
 
 // script runs the script as one cell.
@@ -302,8 +299,8 @@ func (r *run) newClient() error {
 	return nil
 }
 
-// finish records the outcome everywhere and returns the Result.
-func (r *run) finish(ctx context.Context, o outcome) Result {
+// finish records the outcome everywhere and returns the Result and the run's error.
+func (r *run) finish(ctx context.Context, o outcome) (Result, error) {
 	if r.stopped() || ctx.Err() != nil {
 		o.err = stopError(ctx)
 	}
@@ -319,14 +316,18 @@ func (r *run) finish(ctx context.Context, o outcome) Result {
 	if res.Workspace != "" {
 		r.rec.Log.Warn("the code wrote files to "+res.Workspace, "task", r.task)
 	}
-	if o.err != nil {
-		r.prog.say(EventFinished, "failed (%s)", failLabel(ctx, o.err))
-	} else if o.script {
-		r.prog.say(EventFinished, "completed in %s: %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.subCalls)
-	} else {
-		r.prog.say(EventFinished, "completed in %s: %d iterations, %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.iterations, o.subCalls)
+	var msg string
+	switch {
+	case o.err != nil:
+		msg = fmt.Sprintf("failed (%s)", failLabel(ctx, o.err))
+	case o.script:
+		msg = fmt.Sprintf("completed in %s: %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.subCalls)
+	default:
+		msg = fmt.Sprintf("completed in %s: %d iterations, %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.iterations, o.subCalls)
 	}
-	return res
+	r.prog.line("%s", msg)
+	r.prog.emit(Event{Kind: EventFinished, Message: msg, Result: &res})
+	return res, o.err
 }
 
 // result is the Result of the finished run.

@@ -26,8 +26,8 @@ type reporter struct {
 	onEvent   func(Event)
 
 	task  string
-	step  int
-	usage func() Usage // spent so far; nil before the client exists
+	done  int          // root iterations finished
+	usage func() Usage // spent so far; nil before the records exist
 }
 
 func newReporter(s settings) *reporter {
@@ -83,12 +83,15 @@ func (p *reporter) emit(e Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e.Kind == EventIteration {
-		p.step = e.Step
-	}
 	e.Task, e.Time, e.Usage = p.task, time.Now(), u
-	if e.Step == 0 {
-		e.Step = p.step
+	switch {
+	case e.Kind == EventIteration:
+		p.done = e.Step
+	case e.Step > 0:
+	case e.Kind == EventFinished:
+		e.Step = p.done
+	case e.Kind != EventStarted:
+		e.Step = p.done + 1 // the iteration in progress
 	}
 	p.onEvent(e)
 }

@@ -176,7 +176,7 @@ type Event struct {
 	Kind    EventKind
 	Task    string
 	Time    time.Time
-	Step    int    // the root iteration (or the script's one cell), from 1; 0 before the first
+	Step    int    // the root iteration in progress (the script's one cell: 1); 0 for Started, the last one for Finished
 	Message string // the progress line's text, for Started, Milestone, Notice, Iteration, Finished
 	Usage   Usage  // spent so far
 	Call    *llm.Call
