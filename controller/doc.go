@@ -20,6 +20,6 @@
 // Observer events, and no root model.
 //
 // The root history is compacted when its estimated size passes 85% of the model's window.
-// Events (model calls, cells, sub-calls) go to an Observer, which the CLI wires to the audit
-// trail and the trace; the controller itself writes nothing to disk.
+// Events (model calls, cells, sub-calls) go to an Observer, which package rlm (rlm.Ask) wires
+// to the audit trail and the trace; the controller itself writes nothing to disk.
 package controller
