@@ -21,8 +21,8 @@ type Options struct {
 	// Files are the context files (context, ctx0, ctx1, … in the code); each must exist and
 	// hold text. Their directories are readable by the file tools.
 	Files []string
-	Lang  string          // "go" or "js"; "" = from Script.Name's extension, else "go"
-	Mode  controller.Mode // Auto (default): inputs under 50,000 characters take one direct call
+	Lang  string // "go" or "js"; "" = from Script.Name's extension, else "go"
+	Mode  Mode   // Auto (default): inputs under 50,000 characters take one direct call
 
 	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm.
 	Home string
@@ -46,7 +46,8 @@ type Options struct {
 	// is checked against it before and charged to it after, on top of Model's budgets.
 	Budget *Budget
 
-	Limits        engine.Limits // the caps the code is told and held to: peek, search, output, sub-calls, …
+	Limits        Limits        // the caps the code is told and held to: peek, search, output, sub-calls, …
+	Quota         Quota         // what write_file may leave in the workspace (256 MiB, 10,000 entries)
 	MaxIterations int           // root iterations before the forced final answer (25)
 	MaxBlocks     int           // code blocks of one reply that run (8)
 	Timeout       time.Duration // the whole run's wall clock (90 min; ctx's deadline if earlier)
@@ -78,6 +79,23 @@ type Options struct {
 	// concurrent; a slow callback slows the run.
 	OnEvent func(Event)
 }
+
+// Mode chooses between one direct model call and the REPL loop.
+type Mode = controller.Mode
+
+// Modes.
+const (
+	Auto   = controller.Auto   // the loop for inputs of 50,000 characters or more, else one call
+	Direct = controller.Direct // one model call with the context in the prompt (rlm run --direct)
+	Loop   = controller.Loop   // the REPL loop whatever the input's size (rlm run --rlm)
+)
+
+// Limits are the caps of the model-facing API, stated in the system prompt and enforced by the
+// sandbox and the run; a zero field means its default (engine.DefaultLimits).
+type Limits = engine.Limits
+
+// Quota bounds what write_file may leave in the workspace; zero fields mean the defaults.
+type Quota = repl.WorkspaceQuota
 
 // Script is a saved program run as one cell.
 type Script struct {
@@ -252,7 +270,8 @@ type SessionOptions struct {
 	// Close when nothing was written to it.
 	Workspace     string
 	Home          string        // "" = $RLM_HOME, else ~/.rlm (only for the default workspace)
-	Limits        engine.Limits // per call, per cell and per session caps
+	Limits        Limits        // per call, per cell and per session caps
+	Quota         Quota         // what write_file may leave in the workspace
 	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
 	AllowDegraded bool
 	NoValidate    bool

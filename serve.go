@@ -37,17 +37,33 @@ func maybeServeWorker() {
 
 // subRunner answers this run's llm_query calls with child runs one level deeper.
 func (r *run) subRunner() *subrun.Runner {
-	spec := subrun.Spec{
-		Home: r.Home, Lang: r.Lang, Name: r.Name, Chain: r.Chain, Depth: r.Depth, MaxDepth: r.MaxDepth, DepthCap: r.DepthCap,
-		Limits: r.Limits, MaxIterations: r.MaxIterations, MaxBlocks: r.MaxBlocks, CellTimeout: r.CellTimeout,
-		MinFreeMB: r.MinFreeMB, AllowDegraded: r.AllowDegraded, NoLog: r.NoLog, Model: subrun.ModelOf(r.llmCfg),
-	}
-	return subrun.New(spec, r.workDir(), r.client, func(s llm.Spent) {
+	return subrun.New(specOf(r.settings.Options, r.llmCfg), r.workDir(), r.client, func(s llm.Spent) {
 		r.client.Charge(s)
 		if r.Budget != nil {
 			r.Budget.charge(s)
 		}
 	})
+}
+
+// specOf is what a parent run with options o and model configuration model passes on to its
+// children (subrun.New fills in their question, files, budgets and time).
+func specOf(o Options, model llm.Config) subrun.Spec {
+	return subrun.Spec{
+		Home: o.Home, Lang: o.Lang, Name: o.Name, Chain: o.Chain, Depth: o.Depth, MaxDepth: o.MaxDepth, DepthCap: o.DepthCap,
+		Limits: o.Limits, Quota: o.Quota, MaxIterations: o.MaxIterations, MaxBlocks: o.MaxBlocks, CellTimeout: o.CellTimeout,
+		Timeout: o.Timeout, MinFreeMB: o.MinFreeMB, AllowDegraded: o.AllowDegraded, NoLog: o.NoLog, Model: subrun.ModelOf(model),
+	}
+}
+
+// optionsOf is a child run's Options.
+func optionsOf(spec subrun.Spec) Options {
+	return Options{
+		Question: spec.Question, Files: spec.Files, Lang: spec.Lang, Home: spec.Home, Model: spec.Model.Config(),
+		Limits: spec.Limits, Quota: spec.Quota, MaxIterations: spec.MaxIterations, MaxBlocks: spec.MaxBlocks, Timeout: spec.Timeout,
+		CellTimeout: spec.CellTimeout, MinFreeMB: spec.MinFreeMB, Name: spec.Name, MaxDepth: spec.MaxDepth,
+		Chain: spec.Chain, Depth: spec.Depth, DepthCap: spec.DepthCap, AllowDegraded: spec.AllowDegraded,
+		NoLog: spec.NoLog, Quiet: true,
+	}
 }
 
 // serveSubRun is a child run: its spec on in, its reply on out. SIGTERM and SIGINT (the parent
@@ -68,13 +84,7 @@ func serveSubRun(in io.Reader, out, errw io.Writer) int {
 			cancel(fault.Wrap(fault.Limit, fmt.Errorf("stopped by %v", s), "the run was stopped by a signal"))
 		}
 	}()
-	res, err := Ask(ctx, Options{
-		Question: spec.Question, Files: spec.Files, Lang: spec.Lang, Home: spec.Home, Model: spec.Model.Config(),
-		Limits: spec.Limits, MaxIterations: spec.MaxIterations, MaxBlocks: spec.MaxBlocks, Timeout: spec.Timeout,
-		CellTimeout: spec.CellTimeout, MinFreeMB: spec.MinFreeMB, Name: spec.Name, MaxDepth: spec.MaxDepth,
-		Chain: spec.Chain, Depth: spec.Depth, DepthCap: spec.DepthCap, AllowDegraded: spec.AllowDegraded,
-		NoLog: spec.NoLog, Quiet: true,
-	})
+	res, err := Ask(ctx, optionsOf(spec))
 	rep := subrun.Reply{Answer: res.Answer, Calls: res.Usage.Calls, Tokens: res.Usage.Tokens, Cost: res.Usage.Cost}
 	if err != nil {
 		f := failureOf(err)

@@ -47,7 +47,7 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		}
 	}
 	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir,
-		CellTimeout: o.CellTimeout, Limits: o.Limits, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded})
+		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded})
 	if err != nil {
 		ws.Finish()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/repl"
 )
 
 // Arg is the hidden argument a child is started with.
@@ -15,24 +16,25 @@ const MaxSpec = 4 << 20
 
 // Spec is a child run, resolved: what rlm.Options holds that can cross a process boundary.
 type Spec struct {
-	Home          string        `json:"home"`
-	Question      string        `json:"question"`
-	Files         []string      `json:"files"`
-	Lang          string        `json:"lang"`
-	Name          string        `json:"name"`
-	Chain         []string      `json:"chain"`
-	Depth         int           `json:"depth"`
-	MaxDepth      int           `json:"max_depth"`
-	DepthCap      int           `json:"depth_cap"`
-	Limits        engine.Limits `json:"limits"`
-	MaxIterations int           `json:"max_iterations"`
-	MaxBlocks     int           `json:"max_blocks"`
-	CellTimeout   time.Duration `json:"cell_timeout"`
-	Timeout       time.Duration `json:"timeout"`
-	MinFreeMB     int           `json:"min_free_mb"`
-	AllowDegraded bool          `json:"allow_degraded"`
-	NoLog         bool          `json:"no_log"`
-	Model         Model         `json:"model"`
+	Home          string              `json:"home"`
+	Question      string              `json:"question"`
+	Files         []string            `json:"files"`
+	Lang          string              `json:"lang"`
+	Name          string              `json:"name"`
+	Chain         []string            `json:"chain"`
+	Depth         int                 `json:"depth"`
+	MaxDepth      int                 `json:"max_depth"`
+	DepthCap      int                 `json:"depth_cap"`
+	Limits        engine.Limits       `json:"limits"`
+	Quota         repl.WorkspaceQuota `json:"quota"`
+	MaxIterations int                 `json:"max_iterations"`
+	MaxBlocks     int                 `json:"max_blocks"`
+	CellTimeout   time.Duration       `json:"cell_timeout"`
+	Timeout       time.Duration       `json:"timeout"`
+	MinFreeMB     int                 `json:"min_free_mb"`
+	AllowDegraded bool                `json:"allow_degraded"`
+	NoLog         bool                `json:"no_log"`
+	Model         Model               `json:"model"`
 }
 
 // Reply is what a child writes on its stdout when it ends.
