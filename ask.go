@@ -60,6 +60,9 @@ func ask(ctx context.Context, opts Options) (Result, error) {
 // prepare checks the guards and opens the run's records, in an order that leaves nothing
 // behind when a check refuses the run.
 func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error) {
+	if ctx.Err() != nil {
+		return nil, stopError(ctx) // cancelled before it started: nothing to record
+	}
 	if err := guard.CheckChain(s.Name, s.Chain, s.Depth, s.DepthCap); err != nil {
 		return nil, err
 	}

@@ -380,6 +380,11 @@ func TestAskGuards(t *testing.T) {
 	if _, err := rlm.Ask(context.Background(), demo(home)); !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "Another task is running") {
 		t.Fatalf("got %v; want the one-run-per-home guard", err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := rlm.Ask(ctx, demo(t.TempDir())); !errors.Is(err, context.Canceled) || !errors.Is(err, fault.Limit) {
+		t.Fatalf("got %v; want a run cancelled before it started refused", err)
+	}
 	if _, err := os.Stat(filepath.Join(home, "audit.db")); err == nil {
 		t.Errorf("a refused run was recorded")
 	}
