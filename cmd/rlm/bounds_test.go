@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // The testscript commands of the parent's bounds (issue 11): time, memory and disk, measured on
@@ -159,13 +157,6 @@ func wsusage(ts *testscript.TestScript, neg bool, args []string) {
 	if bytes > maxBytes || entries > maxEntries {
 		ts.Fatalf("%s holds %d bytes in %d entries; want at most %d bytes and %d entries", args[0], bytes, entries, maxBytes, maxEntries)
 	}
-}
-
-// contextBudget is the condition [contextbudget]: the context tools still have a per-session
-// call budget, so a cell cannot make a thousand peeks.
-func contextBudget() bool {
-	_, ok := reflect.TypeOf(tools.Limits{}).FieldByName("ToolCalls")
-	return ok
 }
 
 // sigafter WAIT SIG CODE MAX ARGS... starts rlm with ARGS, sends SIG (INT or TERM) after WAIT, and

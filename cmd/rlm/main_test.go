@@ -35,6 +35,10 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
+			// testscript's HOME is /no-home, which a root user can create: every script would
+			// then share one real RLM home (and its audit database) across runs and branches.
+			// Each script gets its own; a script that sets RLM_HOME still chooses its own.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
@@ -42,12 +46,6 @@ func TestScripts(t *testing.T) {
 			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
 			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
 			"inert": inert, "jsonget": jsonGet, "genlog": genLog,
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "contextbudget" {
-				return contextBudget(), nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
