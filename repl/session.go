@@ -192,6 +192,10 @@ func (s *Session) closeFiles() {
 	}
 }
 
+// Limits are the model-facing caps the session enforces: Options.Limits with every zero field
+// replaced by its default.
+func (s *Session) Limits() engine.Limits { return s.opts.Limits }
+
 // Isolation reports the confinement layers of the current worker.
 func (s *Session) Isolation() Isolation {
 	s.mu.Lock()
