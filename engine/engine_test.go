@@ -101,3 +101,17 @@ func TestSignature(t *testing.T) {
 		}
 	}
 }
+
+func TestVarBound(t *testing.T) {
+	long := strings.Repeat("é", engine.MaxReprChars+5)
+	got := engine.Var{Name: "x", Type: strings.Repeat("t", engine.MaxTypeChars), Repr: long}.Bound()
+	if n := len([]rune(got.Repr)); n != engine.MaxReprChars || !strings.HasSuffix(got.Repr, "…") {
+		t.Errorf("Repr cut to %d characters (%q…), want %d ending in …", n, got.Repr[:10], engine.MaxReprChars)
+	}
+	if got.Type != strings.Repeat("t", engine.MaxTypeChars) {
+		t.Errorf("a Type of exactly MaxTypeChars characters must stay whole, got %q", got.Type)
+	}
+	if got := (engine.Var{Repr: strings.Repeat("é", engine.MaxReprChars)}).Bound().Repr; got != strings.Repeat("é", engine.MaxReprChars) {
+		t.Errorf("a Repr of exactly MaxReprChars characters must stay whole, got %d characters", len([]rune(got)))
+	}
+}
