@@ -15,19 +15,27 @@ import (
 // the interpreter's values by reflection (never a method call, so no model code runs), and the
 // length. A cancelled cell still inside a native call may be changing the values: then they are
 // left out, and only names and types are given.
-func (e *Engine) Locals() []engine.Var {
+func (e *Engine) Locals() (out []engine.Var) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	names := e.varNames()
 	if len(names) > engine.MaxLocals {
 		names = names[:engine.MaxLocals]
 	}
+	defer func() {
+		if recover() != nil { // a bug here must not take the session down: names only
+			out = make([]engine.Var, len(names))
+			for i, n := range names {
+				out[i] = engine.Var{Name: n, Len: -1}.Bound()
+			}
+		}
+	}()
 	readable := !e.closed && (!e.busy || e.waitIdle(0))
 	var values map[string]reflect.Value
 	if readable {
 		values = e.it.Globals()
 	}
-	out := make([]engine.Var, len(names))
+	out = make([]engine.Var, len(names))
 	for i, n := range names {
 		v := engine.Var{Name: n, Type: e.types.VarType(n), Len: -1}
 		if rv, ok := values[n]; ok {

@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -112,5 +113,28 @@ func BenchmarkLocals(b *testing.B) {
 				s.e.Locals()
 			}
 		})
+	}
+}
+
+// TestLocalsAtEveryCut: slices, maps and structs of strings cut at every possible point stay
+// within the cap.
+func TestLocalsAtEveryCut(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	var b strings.Builder
+	b.WriteString("type pair struct{ A string; B []string }\n")
+	for n := 1; n < 90; n++ {
+		fmt.Fprintf(&b, "s%d := strings.Repeat(\"é\", %d)\n", n, n)
+		fmt.Fprintf(&b, "l%d := []any{s%d, []string{s%d, s%d}, map[string]string{s%d: s%d}, pair{s%d, []string{s%d, s%d}}, &pair{A: s%d}}\n", n, n, n, n, n, n, n, n, n, n)
+	}
+	if r := s.run(b.String()); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	for _, v := range s.e.Locals() {
+		if v.Type == "" {
+			t.Fatalf("%s: no description (a panic was recovered?)", v.Name)
+		}
+		if n := utf8.RuneCountInString(v.Repr); n > engine.MaxReprChars {
+			t.Fatalf("%s: repr of %d characters", v.Name, n)
+		}
 	}
 }

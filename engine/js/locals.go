@@ -19,15 +19,20 @@ import (
 // are read by their descriptors (a getter shows as [Getter], never called), a Map's or Set's
 // entries through the built-in iterators, a string's prefix by Substring, and nothing is
 // converted whole, so the work is bounded by the output whatever the values hold.
-func (e *Engine) Locals() []engine.Var {
+func (e *Engine) Locals() (out []engine.Var) {
 	if e.closed.Load() || e.cell != nil {
 		return nil
 	}
 	names := e.Vars()
+	defer func() {
+		if recover() != nil { // a bug here must not take the session down: names only
+			out = namesOnly(names)
+		}
+	}()
 	if len(names) > engine.MaxLocals {
 		names = names[:engine.MaxLocals]
 	}
-	out := make([]engine.Var, len(names))
+	out = make([]engine.Var, len(names))
 	g := e.vm.GlobalObject()
 	for i, n := range names {
 		v := engine.Var{Name: n, Len: -1}
@@ -35,6 +40,14 @@ func (e *Engine) Locals() []engine.Var {
 			v.Type, v.Len, v.Repr = e.typeOf(val), e.lengthOf(val), e.repr(val)
 		}
 		out[i] = v.Bound()
+	}
+	return out
+}
+
+func namesOnly(names []string) []engine.Var {
+	out := make([]engine.Var, len(names))
+	for i, n := range names {
+		out[i] = engine.Var{Name: n, Len: -1}.Bound()
 	}
 	return out
 }
@@ -265,6 +278,7 @@ const maxReprDepth = 3
 
 // str writes a quoted prefix of s of at most limit UTF-16 units; it reports whether s was cut.
 func (w *jsRepr) str(s goja.String, limit int) bool {
+	limit = max(limit, 0) // inside a list, room may have run out
 	n := s.Length()
 	if n <= limit {
 		w.Write(quote(s.String()))

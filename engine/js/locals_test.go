@@ -1,6 +1,7 @@
 package js
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -128,5 +129,31 @@ func BenchmarkLocals(b *testing.B) {
 				e.Locals()
 			}
 		})
+	}
+}
+
+// TestLocalsAtEveryCut: lists of strings, objects and Maps cut at every possible point stay
+// within the cap and never panic (the room left for an element may be below zero).
+func TestLocalsAtEveryCut(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	mustRun(t, e, `const vals = [];
+for (let n = 1; n < 90; n++) {
+  const s = "é".repeat(n);
+  vals.push([s, s, s, s, s, s, s, s], {[s]: s, k: [s, s, s]}, new Map([[s, s], [s + "x", [s]]]), new Set([s, s + "y"]), [[s, [s, [s]]]]);
+}`)
+	for batch := 0; batch < 89*5; batch += engine.MaxLocals {
+		var cell strings.Builder
+		for i := batch; i < min(batch+engine.MaxLocals, 89*5); i++ {
+			cell.WriteString("var v" + strconv.Itoa(i-batch) + " = vals[" + strconv.Itoa(i) + "];\n")
+		}
+		mustRun(t, e, cell.String())
+		for _, v := range e.Locals() {
+			if v.Len == -1 && v.Type == "" {
+				t.Fatalf("%s: no description (a panic was recovered?)", v.Name)
+			}
+			if n := utf8.RuneCountInString(v.Repr); n > engine.MaxReprChars {
+				t.Fatalf("%s: repr of %d characters", v.Name, n)
+			}
+		}
 	}
 }
