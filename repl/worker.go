@@ -180,7 +180,11 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	before := interpreterGoroutines()
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	bg := leftRunning(before)
-	vars, locals := runner.Vars(), runner.Locals()
+	vars := runner.Vars()
+	var locals []Var
+	if !bg { // goroutines the cell left could be changing the values as they are read
+		locals = runner.Locals()
+	}
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
 	wk.cell, wk.replay = 0, nil
