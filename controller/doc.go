@@ -12,7 +12,8 @@
 //     characters, and a short head and tail preview. The context itself is never sent.
 //  4. Each iteration: call the root model, extract the code blocks (```repl fences and the
 //     session language's own fences, in order), run them, and answer with each cell's output
-//     (head plus tail, with its true length), its error, and the session's variables. An answer
+//     (head plus tail, with its true length), its error, and the session's variables with
+//     their types and lengths ("lines []string(48213), counts Map(17)"). An answer
 //     exists only when code called FINAL or FINAL_VAR: "FINAL(" in the model's prose never counts.
 //  5. After MaxIterations, one forced final-answer iteration; then the run fails.
 //

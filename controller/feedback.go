@@ -59,13 +59,34 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 	}
 }
 
-// vars lists the session's variables.
-func (f *feedbackBuilder) vars(names []string) {
+// vars lists the session's variables, each with its type and length when the engine gave them
+// (locals): "Variables: lines []string(48213), counts map[string]int(17), n int".
+func (f *feedbackBuilder) vars(names []string, locals []repl.Var) {
 	if len(names) == 0 {
 		f.b.WriteString("Variables: none yet.\n")
 		return
 	}
-	fmt.Fprintf(&f.b, "Variables: %s\n", strings.Join(names, ", "))
+	byName := make(map[string]repl.Var, len(locals))
+	for _, v := range locals {
+		byName[v.Name] = v
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = varLabel(n, byName[n])
+	}
+	fmt.Fprintf(&f.b, "Variables: %s\n", strings.Join(out, ", "))
+}
+
+// varLabel is a variable as the feedback lists it: its name, its type, and its length in
+// parentheses when it has one ("lines []string(48213)", "counts Map(17)", "n int").
+func varLabel(name string, v repl.Var) string {
+	switch {
+	case v.Type == "":
+		return name
+	case v.Len >= 0:
+		return fmt.Sprintf("%s %s(%d)", name, v.Type, v.Len)
+	}
+	return name + " " + v.Type
 }
 
 // text is the whole message, clipped to limit characters (head and tail) as a last guard.

@@ -129,3 +129,27 @@ type recording struct {
 func (r *recording) Cell(c Cell)            { r.cells = append(r.cells, c) }
 func (r *recording) SubCall(sc SubCall)     { r.subs = append(r.subs, sc) }
 func (r *recording) Iteration(it Iteration) { r.its = append(r.its, it) }
+
+// TestFeedbackVariablesHaveTypes: the variables line gives each variable's type, and its
+// length when it has one, as the session language writes them.
+func TestFeedbackVariablesHaveTypes(t *testing.T) {
+	for _, tc := range []struct {
+		lang, code string
+		want       string
+	}{
+		{"go", "lines := strings.Split(text(context), \"\\n\")\ncounts := map[string]int{\"a\": 1}\nn := len(lines)\nprint(n)",
+			"Variables: counts map[string]int(1), lines []string(1177), n int\n"},
+		{"js", "const lines = text(context).split(\"\\n\"); const counts = new Map([[\"a\", 1]]); const n = lines.length; print(n)",
+			"Variables: counts Map(1), lines Array(1177), n number\n"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			m := &scripted{replies: []string{fenced(tc.lang, tc.code), fenced(tc.lang, "FINAL(n)")}}
+			if out := Run(context.Background(), cfgFor(t, tc.lang, m)); out.Err != nil {
+				t.Fatalf("Run: %v", out.Err)
+			}
+			if fb := lastFeedback(m, 1); !strings.HasSuffix(fb, tc.want) {
+				t.Errorf("feedback:\n%s\nwant it to end with %q", fb, tc.want)
+			}
+		})
+	}
+}

@@ -120,19 +120,37 @@ func (m contextMeta) firstMessage(question string) string {
 	for i, d := range m.docs {
 		handle := d.Name
 		if i == 0 {
-			handle = "context (also ctx0)"
+			handle += " (also named context)"
 		}
-		fmt.Fprintf(&b, "Context file %s: %s, %d characters, %d lines, %d bytes. In code: %s.\n",
-			d.Name, filepath.Base(d.Path), d.Chars, d.Lines, d.Bytes, handle)
-		fmt.Fprintf(&b, "Head:\n%s\n", fence(d.Head))
-		if d.Tail != "" {
-			fmt.Fprintf(&b, "Tail:\n%s\n", fence(d.Tail))
+		fmt.Fprintf(&b, "Context file %s: %s, %s characters, %s lines, %s bytes. In code: %s.\n",
+			d.Name, filepath.Base(d.Path), num(d.Chars), num(shownLines(d)), num(d.Bytes), handle)
+		if d.Tail == "" {
+			fmt.Fprintf(&b, "All of it:\n%s\n", fence(d.Head))
+			continue
 		}
+		fmt.Fprintf(&b, "Head (first %d characters):\n%s\n", previewChars, fence(d.Head))
+		fmt.Fprintf(&b, "Tail (last %d characters):\n%s\n", previewChars, fence(d.Tail))
 	}
 	// The question again at the end, in the words the reference RLM visualizer looks for
 	// (`original query: "…"`), so that it shows an rlm trace's question.
 	fmt.Fprintf(&b, "\nThe context is not in this conversation. Explore it with code, then call FINAL with the answer to the original query: \"%s\"", strings.ReplaceAll(question, `"`, "'"))
 	return b.String()
+}
+
+// shownLines is the number of lines as a person counts them: a final newline ends the last
+// line rather than starting an empty one (Doc.Lines counts newlines plus one).
+func shownLines(d docMeta) int64 {
+	last := d.Tail
+	if last == "" {
+		last = d.Head
+	}
+	switch {
+	case d.Chars == 0:
+		return 0
+	case strings.HasSuffix(last, "\n"):
+		return d.Lines - 1
+	}
+	return d.Lines
 }
 
 // fence quotes a preview so that it cannot be mistaken for a code block of ours.

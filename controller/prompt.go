@@ -34,12 +34,15 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 	for _, l := range APILines(lang, lim) {
 		b.WriteString("- " + l + "\n")
 	}
-	b.WriteString("\n" + langNotes(lang) + "\n")
+	b.WriteString("\n" + langName(lang) + ":\n")
+	for _, l := range langNotes(lang) {
+		b.WriteString("- " + l + "\n")
+	}
 	b.WriteString(`
 How to work:
 - Use code for everything exact: counting, sums and averages, filtering, sorting, deduplicating, joining records, comparing dates. Code is exact and costs no sub-call; a sub-model that counts or adds is often wrong.
 - Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question.
-- Look before you compute (length, the head, a search for what the question names), then compute over the whole context: one peek returns at most ` + num(lim.PeekChars) + ` characters, so loop over chunk(context, size, 0) or over offsets to cover it all.
+- Look before you compute (length, the head, a search for what the question names), then compute over the whole context: text(context) returns all of it as one string when it has at most ` + num(lim.TextChars) + ` characters; read a larger one in pieces of at most ` + num(lim.PeekChars) + ` characters, with peek over chunk(context, ` + strings.ReplaceAll(num(lim.PeekChars), ",", "") + `, 0).
 `)
 	b.WriteString("\nLimits of this run; each one stops a block or the whole run:\n")
 	for _, l := range limitLines(cfg, lim) {
@@ -51,12 +54,42 @@ To finish, call FINAL(answer) (or FINAL_VAR("name")) in a code block; the run en
 	return b.String()
 }
 
-// langNotes is what the model must know about the session language.
-func langNotes(lang string) string {
+// re2 is what the regexes of search, count and grep are in both languages: the host's, Go's
+// regexp.
+const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match at the start and end of the whole text unless (?m); (?i) ignores case; (?s) lets . match newlines"
+
+// hidable are the API functions whose names models give their own data (let count = 0, text :=
+// ...). In JS these are the only API names a top-level declaration may take (engine/js,
+// shadowable); in Go any API name may be declared, and these are the likely ones.
+const hidable = "text, count, length, peek, search, chunk"
+
+// langNotes are what the model must know about the session language, one fact a line.
+func langNotes(lang string) []string {
+	contexts := "Each context file is a variable: ctx0 (also named context), ctx1, ctx2, …, in the order the first message lists them."
 	if lang == "js" {
-		return "JavaScript: ES2022 (goja) without modules (no import or require) and without top-level await; the API is synchronous. `context` is the first context file; others are the strings \"ctx1\", \"ctx2\", …. print(a, b) joins its arguments with spaces; console.log is print. Offsets and lengths in the API count characters (Unicode code points), but JavaScript strings count UTF-16 units: s.length and s.slice(i, j) drift from them after any character above U+FFFF (emoji, some CJK); [...s].length counts characters. A host function that fails throws an Error whose message says how to fix the call; an uncaught one stops the block. Before a block runs, a validator rejects eval and Function, Reflect and Proxy, globalThis, require, process and import(), with, .constructor, .__proto__ and .prototype, names starting with _, and loops that can never exit; its message says what to write instead."
+		return []string{
+			"ES2022 (goja) in strict mode; the API is synchronous. No modules (import, require), no top-level await (call an async function: its promises settle before the block ends), no timers. Missing: Intl (toLocaleString does not group digits), Object.groupBy and Map.groupBy, structuredClone, async generators, TextEncoder, URL. Present beyond ES2022: findLast, toSorted, toReversed, with.",
+			contexts + " They are handles: pass them to the API.",
+			"print(a, b) joins its arguments with spaces: strings as they are, objects and arrays as JSON, a Map as Map(n) {k => v}; console.log, .error, .warn and .info are print.",
+			"search, count and grep take a regex as a string or a RegExp literal (/x/i, /x/m and /x/s become (?i), (?m) and (?s); other flags are ignored), in the syntax of " + re2 + ".",
+			"Offsets and lengths in the API count characters (Unicode code points), but JavaScript strings count UTF-16 units: s.length and s.slice(i, j) drift from them after any character above U+FFFF (emoji, some CJK); [...s].length counts characters.",
+			"A later block may declare a top-level let or const again. A top-level variable named like a context tool (" + hidable + ") hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function. A top-level declaration of another API name or of a built-in (print, context, JSON, Map, escape, …) is refused.",
+			"FINAL of a non-string is JSON: a Map becomes an object (an array of [key, value] pairs if a key is not a string), a Set an array, a Date its ISO string; FINAL(undefined) is an error.",
+			"A host function that fails throws an Error whose message says how to fix the call; an uncaught one stops the block.",
+			"Before a block runs, a validator rejects eval and Function, Reflect and Proxy, globalThis and top-level this, require, process and import(), with, .constructor, .__proto__ and .prototype, names starting with _, and loops that can never exit; self, window, global, frames, module and exports only as names you declare. Its message says what to write instead.",
+		}
 	}
-	return "Go: import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you (the output says so), and imports persist across blocks. print(a, b) formats like fmt.Println. `context` is the first context file; others are Context{Name: \"ctx1\"}, Context{Name: \"ctx2\"}, …. Types: " + goTypes() + ". Offsets and lengths in the API count characters (Unicode code points), but Go strings are bytes: len(s) and s[i:j] count bytes, so use []rune(s) or utf8.RuneCountInString(s) before mixing them with peek or search offsets. A host function that fails panics with a message that says how to fix the call; the block stops there. Before a block runs, a validator rejects goroutines, func init, packages not listed above, names starting with _, and loops that can never exit; its message says what to write instead."
+	return []string{
+		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\"); imports persist across blocks.",
+		contexts + " Types: " + goTypes() + ".",
+		"search, count and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
+		"print(a, b) is fmt.Println(a, b): the call is rewritten to it, so it formats exactly as fmt.Println does.",
+		"Offsets and lengths in the API count characters (Unicode code points), but Go strings are bytes: len(s) and s[i:j] count bytes, so use []rune(s) or utf8.RuneCountInString(s) before mixing them with peek or search offsets.",
+		"A later block may declare a top-level name again (x := … replaces x). A top-level variable named like an API function (" + hidable + ", …) hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function.",
+		"FINAL of a non-string is what encoding/json writes: unexported struct fields are left out ({}), so format a string or export the fields.",
+		"A host function that fails panics with a message that says how to fix the call; the block stops there.",
+		"Before a block runs, a validator rejects goroutines, func init, packages not listed above, names starting with _, and loops that can never exit; its message says what to write instead.",
+	}
 }
 
 // limitLines are the limits that stop a block or the run, with this run's values.
@@ -134,33 +167,9 @@ func restartWindowOf(cfg Config) time.Duration {
 func APILines(lang string, lim engine.Limits) []string {
 	out := make([]string, len(engine.API))
 	for i, f := range engine.API {
-		out[i] = signature(f, lang) + " — " + f.Describe(lim)
+		out[i] = f.Signature(lang) + " — " + f.Describe(lim)
 	}
 	return out
-}
-
-// signature renders one API function in the session language.
-func signature(f engine.Func, lang string) string {
-	var ps []string
-	for _, p := range f.Params {
-		if lang == "go" {
-			ps = append(ps, p.Name+" "+p.GoType)
-		} else {
-			ps = append(ps, jsParam(p))
-		}
-	}
-	sig := f.Name + "(" + strings.Join(ps, ", ") + ")"
-	if lang == "go" && f.Result != "" {
-		sig += " " + f.Result
-	}
-	return sig
-}
-
-func jsParam(p engine.Param) string {
-	if strings.HasPrefix(p.GoType, "...") {
-		return "..." + p.Name
-	}
-	return p.Name
 }
 
 // goTypes describes the prelude's types from the types themselves.

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,7 +59,7 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 		Model:         budgeted{llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}},
 		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000, MaxBlocks: 3,
 		Timeout: 17 * time.Minute,
-		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, Limits: engine.Limits{OutputChars: 50_000}, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
+		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, Limits: engine.Limits{OutputChars: 50_000, PeekChars: 8_000, TextChars: 9_000_000}, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
 	}
 	p := SystemPrompt(cfg)
 	for _, want := range []string{
@@ -71,12 +72,13 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 		"Replies: 7.", "the first 3 code blocks of a reply run", "17 API calls and 4,321 tokens", "9 API errors within 7 s end the run",
 		"the 3rd crash within 11 min ends the run",
 		"no block works in 3 replies in a row",
+		"at most 9,000,000 characters; read a larger one in pieces of at most 8,000 characters, with peek over chunk(context, 8000, 0)",
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("the prompt lacks %q", want)
 		}
 	}
-	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time", "first 8 code blocks"} {
+	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time", "first 8 code blocks", "16,000", "16000", "32,000,000"} {
 		if strings.Contains(p, stale) {
 			t.Errorf("the prompt states the default %q, not this run's value", stale)
 		}
@@ -111,15 +113,53 @@ func TestSystemPromptLanguageFacts(t *testing.T) {
 		lang string
 		want []string
 	}{
-		{"go", []string{"imported for you", "imports persist", "Go strings are bytes", "formats like fmt.Println", "strings, time, unicode"}},
-		{"js", []string{"UTF-16 units", "console.log is print", "the API is synchronous"}},
+		{"go", []string{"imported for you", "imports persist", "Go strings are bytes", "formats exactly as fmt.Println does", "strings, time, unicode",
+			"search(ctx Context, regex string, from ...int) []Match", "Match{Start int;", "ctx0 (also named context), ctx1", "hides that function", "raw strings"}},
+		{"js", []string{"UTF-16 units", "console.log, .error, .warn and .info are print", "the API is synchronous",
+			"search(ctx, regex, from?) —", "print(...values) —", "ctx0 (also named context), ctx1", "hides that function", "RegExp literal", "Object.groupBy"}},
 	}
 	for _, tc := range tests {
 		p := SystemPrompt(Config{Session: repl.Options{Lang: tc.lang}})
-		for _, w := range append(tc.want, "count characters (Unicode code points)", "Use code for everything exact: counting, sums", "Use llm_query only for what needs reading") {
+		for _, w := range append(tc.want, "count characters (Unicode code points)", "Use code for everything exact: counting, sums", "Use llm_query only for what needs reading",
+			"RE2 (Go's regexp)", "unless (?m)", "text(context) returns all of it as one string when it has at most 32,000,000 characters", "chunk(context, 16000, 0)") {
 			if !strings.Contains(p, w) {
 				t.Errorf("%s: the prompt lacks %q", tc.lang, w)
 			}
 		}
+	}
+}
+
+// TestFirstMessageGolden: the first message of a run over two context files, a long one that
+// ends with a newline and a short one that does not. Read it as a model would: each file's
+// variable, its size in lines as a person counts them, and how much of it the previews show.
+func TestFirstMessageGolden(t *testing.T) {
+	dir := t.TempDir()
+	var long strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&long, "2026-11-22T10:%02d:%02d level=INFO user=u%d msg=\"ok\"\n", i/60%60, i%60, i%7)
+	}
+	a, b := filepath.Join(dir, "server.log"), filepath.Join(dir, "notes.txt")
+	writeFile(t, a, long.String())
+	writeFile(t, b, "first line\nsecond line, no newline at the end")
+	m, err := describe([]string{a, b}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.firstMessage(`Which user logged the most "ok" messages?`)
+	path := filepath.Join("testdata", "first_message.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./controller -run FirstMessageGolden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the first message changed; if that is intended, run go test ./controller -run FirstMessageGolden -update\ngot:\n%s", got)
+	}
+	if m.docs[0].Lines != 2001 || !strings.Contains(got, "2,000 lines") || !strings.Contains(got, "2 lines") {
+		t.Errorf("lines: the document counts %d (newlines plus one); the message must say 2,000 and 2:\n%s", m.docs[0].Lines, got)
 	}
 }

@@ -35,13 +35,61 @@ const OutputCap = 100_000
 // Param is one parameter of an API function.
 type Param struct {
 	Name   string
-	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string"; "...int" is optional (JS) or variadic (Go)
+	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string", "any"
+	Arity  Arity
 }
 
-// Variadic reports whether the function's last parameter is variadic ("...T"): it may be left
-// out, and only print takes more than one.
+// Arity is how many arguments a parameter takes. Only a function's last parameter may take
+// other than one.
+type Arity int
+
+const (
+	One      Arity = iota // exactly one argument
+	Optional              // none or one (search's from): Go has no optional parameters, so the prelude declares it variadic
+	Repeated              // any number (print's values)
+)
+
+// Go is the parameter as the Go prelude declares it: "offset int", "from ...int", "values ...any".
+func (p Param) Go() string {
+	if p.Arity != One {
+		return p.Name + " ..." + p.GoType
+	}
+	return p.Name + " " + p.GoType
+}
+
+// JS is the parameter as a JavaScript signature shows it: "offset", "from?", "...values".
+func (p Param) JS() string {
+	switch p.Arity {
+	case Optional:
+		return p.Name + "?"
+	case Repeated:
+		return "..." + p.Name
+	}
+	return p.Name
+}
+
+// Variadic reports whether the function's last parameter may be left out: it is Optional (at
+// most one argument) or Repeated (any number; only print's).
 func (f Func) Variadic() bool {
-	return len(f.Params) > 0 && strings.HasPrefix(f.Params[len(f.Params)-1].GoType, "...")
+	return len(f.Params) > 0 && f.Params[len(f.Params)-1].Arity != One
+}
+
+// Signature is the function as the system prompt shows it in lang ("go" or "js"):
+// "search(ctx Context, regex string, from ...int) []Match", "search(ctx, regex, from?)".
+func (f Func) Signature(lang string) string {
+	ps := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		if lang == "go" {
+			ps[i] = p.Go()
+		} else {
+			ps[i] = p.JS()
+		}
+	}
+	sig := f.Name + "(" + strings.Join(ps, ", ") + ")"
+	if lang == "go" && f.Result != "" {
+		sig += " " + f.Result
+	}
+	return sig
 }
 
 // Func is one model-facing function. The same entry generates the Go prelude function, the JS
@@ -57,23 +105,23 @@ type Func struct {
 // print are implemented by the engines themselves (host-side recording and capped capture);
 // everything else goes through Host.Call with the same name.
 var API = []Func{
-	{"length", []Param{{"ctx", "Context"}}, "int", "size of the context in characters (Unicode code points)"},
-	{"peek", []Param{{"ctx", "Context"}, {"offset", "int"}, {"length", "int"}}, "string", "text of characters [offset, offset+length); at most {PeekChars} per call; past the end reads as \"\""},
-	{"text", []Param{{"ctx", "Context"}}, "string", "the whole context as one string, if it has at most {TextChars} characters (else an error: read it with peek or chunk)"},
-	{"search", []Param{{"ctx", "Context"}, {"regex", "string"}, {"from", "...int"}}, "[]Match",
-		"RE2 matches in order, at most {SearchResults} per call, from match number from (optional, default 0); each {start, end, line, text, line_text, ref, index, total}: text is the matched text and line_text the line it starts on, each cut at {MatchChars} characters; index is the match's number and total the number of matches in the whole context, so search(ctx, regex, last.index+1) reads the next page"},
-	{"count", []Param{{"ctx", "Context"}, {"regex", "string"}}, "int", "number of RE2 matches, uncapped"},
-	{"chunk", []Param{{"ctx", "Context"}, {"size", "int"}, {"overlap", "int"}}, "[]Slice", "slice descriptors {index, start, end}; at most {Chunks}"},
-	{"llm_query", []Param{{"prompt", "string"}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
-	{"llm_query_batched", []Param{{"prompts", "[]string"}}, "[]string", "concurrent sub-calls, results in order; a failed slot is an error string; at most {Batches} batches per run, {BatchWidth} prompts at a time"},
-	{"read_file", []Param{{"path", "string"}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
-	{"list_dir", []Param{{"path", "string"}}, "[]string", "entries of a directory inside the allowed roots"},
-	{"file_info", []Param{{"path", "string"}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
-	{"grep", []Param{{"regex", "string"}, {"path", "string"}}, "[]Match", "RE2 matches in a file or directory inside the allowed roots; at most {GrepResults}"},
-	{"write_file", []Param{{"path", "string"}, {"content", "string"}}, "", "write into the workspace only; at most {WriteBytes} bytes"},
-	{"FINAL", []Param{{"value", "any"}}, "", "record the answer (at most {FinalChars} characters); the run ends after this cell"},
-	{"FINAL_VAR", []Param{{"name", "string"}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
-	{"print", []Param{{"values", "...any"}}, "", "output shown to you; at most {OutputChars} characters per cell"},
+	{"length", []Param{{"ctx", "Context", One}}, "int", "size of the context in characters (Unicode code points)"},
+	{"peek", []Param{{"ctx", "Context", One}, {"offset", "int", One}, {"length", "int", One}}, "string", "the characters [offset, offset+length), at most {PeekChars} per call (a longer length is an error), cut at the end of the context (past it: \"\")"},
+	{"text", []Param{{"ctx", "Context", One}}, "string", "the whole context as one string, if it has at most {TextChars} characters (else an error: read it with peek or chunk)"},
+	{"search", []Param{{"ctx", "Context", One}, {"regex", "string", One}, {"from", "int", Optional}}, "[]Match",
+		"matches in document order, at most {SearchResults} per call, from match number from (default 0). Each has start and end (character offsets), line (1-based line number), text (the match) and line_text (its whole line), both cut at {MatchChars} characters, ref (\"ctx0[start:end]\", to cite), index (its number) and total (matches in the whole context, not only this page; a printed page says how many it shows); search(ctx, regex, last.index+1) reads the next page"},
+	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped"},
+	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} of consecutive slices of size characters, each overlapping the one before by overlap; at most {Chunks}; peek reads a slice in one call only if size is at most {PeekChars}"},
+	{"llm_query", []Param{{"prompt", "string", One}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
+	{"llm_query_batched", []Param{{"prompts", "[]string", One}}, "[]string", "concurrent sub-calls, results in order; a failed slot is an error string; at most {Batches} batches per run, {BatchWidth} prompts at a time"},
+	{"read_file", []Param{{"path", "string", One}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
+	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots"},
+	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
+	{"grep", []Param{{"regex", "string", One}, {"path", "string", One}}, "[]Match", "matches in a file or directory inside the allowed roots; at most {GrepResults}"},
+	{"write_file", []Param{{"path", "string", One}, {"content", "string", One}}, "", "write into the workspace only; at most {WriteBytes} bytes"},
+	{"FINAL", []Param{{"value", "any", One}}, "", "record the answer: a string as it is, anything else as JSON (at most {FinalChars} characters); the run ends after this cell"},
+	{"FINAL_VAR", []Param{{"name", "string", One}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
+	{"print", []Param{{"values", "any", Repeated}}, "", "output shown to you; at most {OutputChars} characters per cell"},
 }
 
 // Lookup returns the API function with the given name.

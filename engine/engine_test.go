@@ -69,3 +69,49 @@ func TestEffectiveReplacesZeroOnly(t *testing.T) {
 		t.Errorf("Effective = %+v", got)
 	}
 }
+
+// TestSignature: an Optional parameter is variadic in Go (Go has no optional parameters) and
+// marked "?" in JS; a Repeated one is variadic in both.
+func TestSignature(t *testing.T) {
+	tests := []struct {
+		name, lang, want string
+	}{
+		{"search", "go", "search(ctx Context, regex string, from ...int) []Match"},
+		{"search", "js", "search(ctx, regex, from?)"},
+		{"print", "go", "print(values ...any)"},
+		{"print", "js", "print(...values)"},
+		{"peek", "go", "peek(ctx Context, offset int, length int) string"},
+		{"peek", "js", "peek(ctx, offset, length)"},
+		{"write_file", "go", "write_file(path string, content string)"},
+	}
+	for _, tc := range tests {
+		f, _ := engine.Lookup(tc.name)
+		if got := f.Signature(tc.lang); got != tc.want {
+			t.Errorf("%s in %s: got %q, want %q", tc.name, tc.lang, got, tc.want)
+		}
+	}
+	for _, f := range engine.API {
+		for i, p := range f.Params {
+			if p.Arity != engine.One && i != len(f.Params)-1 {
+				t.Errorf("%s: only the last parameter may be optional or repeated, not %s", f.Name, p.Name)
+			}
+		}
+		if last := len(f.Params) - 1; f.Variadic() != (last >= 0 && f.Params[last].Arity != engine.One) {
+			t.Errorf("%s: Variadic() disagrees with the last parameter's arity", f.Name)
+		}
+	}
+}
+
+func TestVarBound(t *testing.T) {
+	long := strings.Repeat("é", engine.MaxReprChars+5)
+	got := engine.Var{Name: "x", Type: strings.Repeat("t", engine.MaxTypeChars), Repr: long}.Bound()
+	if n := len([]rune(got.Repr)); n != engine.MaxReprChars || !strings.HasSuffix(got.Repr, "…") {
+		t.Errorf("Repr cut to %d characters (%q…), want %d ending in …", n, got.Repr[:10], engine.MaxReprChars)
+	}
+	if got.Type != strings.Repeat("t", engine.MaxTypeChars) {
+		t.Errorf("a Type of exactly MaxTypeChars characters must stay whole, got %q", got.Type)
+	}
+	if got := (engine.Var{Repr: strings.Repeat("é", engine.MaxReprChars)}).Bound().Repr; got != strings.Repeat("é", engine.MaxReprChars) {
+		t.Errorf("a Repr of exactly MaxReprChars characters must stay whole, got %d characters", len([]rune(got)))
+	}
+}

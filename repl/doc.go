@@ -27,6 +27,11 @@
 // one check for both languages in the runner). Context operations are not counted; the file
 // tools (read_file, list_dir, file_info, grep) share Limits.FileCalls per session.
 //
+// After each cell the worker reports the session's variables (Result.Vars) and describes the
+// first engine.MaxLocals of them (Result.Locals: type, a short rendering, length), which each
+// engine computes without running model code and in time bounded by the output, whatever the
+// values hold (a 30 MB string, an array of a million elements).
+//
 // The parent trusts nothing the worker sends. It bounds every answer, and it serves host calls
 // concurrently, so that the hard deadline holds while a sub-call runs (SECURITY.md, "The
 // parent's resource bounds").

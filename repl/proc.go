@@ -27,6 +27,7 @@ type workerProc struct {
 	msgs   chan message // lines from the worker; closed when it exits
 	exited chan struct{}
 	vars   []string
+	locals []Var
 }
 
 // startWorker starts a worker in its own process group, sends init and waits for ready.
@@ -177,8 +178,8 @@ func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, 
 // result turns the worker's result message into a Result, bounding what a hostile worker could
 // inflate: the output, the tool log.
 func (w *workerProc) result(m message, o Options) (Result, json.RawMessage, error) {
-	w.vars = m.Result.Vars
 	res := resultOf(m.Result, o.Limits.OutputChars)
+	w.vars, w.locals = res.Vars, res.Locals
 	res.Tools, res.ToolCounts = toolsOf(m.Tools)
 	res.Unreplayable = m.Result.Background
 	if m.Result.Rebuild {
@@ -278,7 +279,7 @@ func (s *callServer) stop() {
 }
 
 func resultOf(r *cellResult, outputCap int) Result {
-	res := Result{Stdout: r.Stdout, Truncated: r.Truncated, Final: r.Final, Vars: r.Vars}
+	res := Result{Stdout: r.Stdout, Truncated: r.Truncated, Final: r.Final, Vars: r.Vars, Locals: localsOf(r.Vars, r.Locals)}
 	if utf8.RuneCountInString(res.Stdout) > outputCap+outputSlack {
 		res.Stdout = string([]rune(res.Stdout)[:outputCap]) + fmt.Sprintf("\n[output cut by the session at %d characters]", outputCap)
 		res.Truncated = true
@@ -287,6 +288,20 @@ func resultOf(r *cellResult, outputCap int) Result {
 		res.Err = &CellError{Kind: fault.Kind(r.Err.Kind), Msg: r.Err.Message, Pos: r.Err.Pos}
 	}
 	return res
+}
+
+// localsOf bounds the worker's descriptions of the variables: at most engine.MaxLocals, each
+// one cut to its caps, and only while they name the variables in order (Locals[i].Name ==
+// vars[i]): the worker is not trusted.
+func localsOf(vars []string, locals []Var) []Var {
+	var out []Var
+	for i, v := range locals {
+		if i >= engine.MaxLocals || i >= len(vars) || v.Name != vars[i] {
+			break
+		}
+		out = append(out, v.Bound())
+	}
+	return out
 }
 
 // outputSlack is room for the engines' own truncation marker past the output cap.

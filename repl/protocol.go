@@ -109,6 +109,7 @@ type cellResult struct {
 	Final     *string    `json:"final,omitempty"`
 	Err       *errorInfo `json:"error,omitempty"`
 	Vars      []string   `json:"vars,omitempty"`
+	Locals    []Var      `json:"locals,omitempty"`
 	// Background is set when the cell left goroutines running. They could print into, or call
 	// tools during, later cells, and a replay could not repeat them: the worker asks to be
 	// replaced (Rebuild), and the cell is not journaled.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -48,11 +49,20 @@ type fakeRunner struct {
 	vars map[string]string
 }
 
+func (f *fakeRunner) Locals() []engine.Var {
+	var out []engine.Var
+	for _, k := range f.Vars() {
+		out = append(out, engine.Var{Name: k, Type: "string", Repr: strconv.Quote(f.vars[k]), Len: len(f.vars[k])})
+	}
+	return out
+}
+
 func (f *fakeRunner) Vars() []string {
 	var out []string
 	for k := range f.vars {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -303,5 +313,16 @@ func TestCancelledCellRebuildsState(t *testing.T) {
 	}
 	if r := run(t, s, "print x"); r.Stdout != "9\n" || !r.Rebuilt {
 		t.Fatalf("after the cancel: %q %v rebuilt %v", r.Stdout, r.Err, r.Rebuilt)
+	}
+}
+
+// TestSessionLimits: the limits a session states are the ones it was given, with the defaults
+// for the fields left zero.
+func TestSessionLimits(t *testing.T) {
+	o := testOptions("full")
+	o.Limits = engine.Limits{PeekChars: 777}
+	got := open(t, o).Limits()
+	if got.PeekChars != 777 || got.OutputChars != engine.DefaultLimits.OutputChars {
+		t.Errorf("Limits() = %+v, want PeekChars 777 and the default OutputChars", got)
 	}
 }

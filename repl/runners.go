@@ -82,6 +82,8 @@ func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 
 func (r *jsRunner) Vars() []string { return r.e.Vars() }
 
+func (r *jsRunner) Locals() []engine.Var { return r.e.Locals() }
+
 // goRunner validates each cell into the interpreter's own FileSet (yaegi keys declarations by
 // position) and runs that AST. Every cell has the same file name, so imports persist.
 type goRunner struct{ e *golang.Engine }
@@ -102,6 +104,8 @@ func (r *goRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 }
 
 func (r *goRunner) Vars() []string { return r.e.Vars() }
+
+func (r *goRunner) Locals() []engine.Var { return r.e.Locals() }
 
 func parseOpts(validate bool) []validator.Option {
 	if validate {

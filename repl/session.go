@@ -101,9 +101,12 @@ func (o Options) withDefaults() Options {
 type Result struct {
 	Stdout    string
 	Truncated bool
-	Final     *string // the FINAL value, serialised host-side
-	Err       error   // nil, or an error of a fault kind; for rejections, the validator's findings
-	Vars      []string
+	Final     *string  // the FINAL value, serialised host-side
+	Err       error    // nil, or an error of a fault kind; for rejections, the validator's findings
+	Vars      []string // the session's variables after the cell, sorted
+	// Locals describe the first MaxLocals of Vars, in the same order (Locals[i].Name ==
+	// Vars[i]): type, a short rendering and length, each bounded (see Var).
+	Locals []Var
 
 	// Rebuilt is set when a new worker replayed the journal of earlier successful cells: the
 	// worker died during this cell (or before it). Lost is set when that replay did not restore
@@ -191,6 +194,10 @@ func (s *Session) closeFiles() {
 		s.in.close()
 	}
 }
+
+// Limits are the model-facing caps the session enforces: Options.Limits with every zero field
+// replaced by its default.
+func (s *Session) Limits() engine.Limits { return s.opts.Limits }
 
 // Isolation reports the confinement layers of the current worker.
 func (s *Session) Isolation() Isolation {
@@ -379,6 +386,21 @@ func (s *Session) replay(ctx context.Context) Result {
 		}
 	}
 	return Result{Rebuilt: true}
+}
+
+// Var is one of the session's variables as a cell left it: its name, its type as a model would
+// write it ("[]string", "Map"), a short rendering of its value and its length.
+type Var = engine.Var
+
+// Locals returns the descriptions of the session's variables as of the last cell (see
+// Result.Locals).
+func (s *Session) Locals() []Var {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return nil
+	}
+	return s.w.locals
 }
 
 // Vars returns the session's variables as of the last cell.

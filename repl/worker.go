@@ -17,10 +17,12 @@ import (
 )
 
 // Runner is what the worker needs from an engine: run one cell's source (validating it first
-// unless validation is off) and list the session's variables.
+// unless validation is off), list the session's variables, sorted, and describe the first
+// engine.MaxLocals of them in that order.
 type Runner interface {
 	Run(ctx context.Context, src []byte, validate bool) engine.Result
 	Vars() []string
+	Locals() []engine.Var
 }
 
 // Setup is what a worker does once before any interpreter exists: apply the confinement layers
@@ -179,6 +181,10 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	bg := leftRunning(before)
 	vars := runner.Vars()
+	var locals []Var
+	if !bg { // goroutines the cell left could be changing the values as they are read
+		locals = runner.Locals()
+	}
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
 	wk.cell, wk.replay = 0, nil
@@ -191,7 +197,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	// them, so that they cannot print into, or call tools during, a later cell.
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: vars, Background: bg, Rebuild: r.Rebuild || bg,
+		Err: errorInfoOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
 	}, journal, &log
 }
 

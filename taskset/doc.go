@@ -12,9 +12,11 @@
 // over iterators, maps/slices/cmp, the occasional forgotten import, top-level := of an index
 // expression) and modern JavaScript (destructuring, Map/Set, optional chaining, regex literals
 // with named groups, matchAll, at, toSorted, template literals). Most read the whole input
-// with a peek loop, as the prompt makes them do; some use count or search; some use text(ctx),
-// which the prompt does not offer yet. A cell is never edited to suit rlm: a cell that rlm
-// cannot run is the finding.
+// with a peek loop, as the prompt then made them do; some use count or search; some use
+// text(ctx). Tasks 45–47 were written later, from the revised prompt alone, for questions of
+// other shapes: the last match of a pattern (count, then search from the last match number),
+// two context files at once (ctx0 and ctx1), and an order of events per user. A cell is never
+// edited to suit rlm: a cell that rlm cannot run is the finding.
 //
 // # Inputs and answers
 //

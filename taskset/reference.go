@@ -58,6 +58,9 @@ var references = map[string]func(*Data) string{
 	"42-book-distinct-words":        func(d *Data) string { return fmt.Sprint(len(wordCounts(d.Book))) },
 	"43-metrics-host-avg-cpu":       refHostAvgCPU,
 	"44-metrics-over-90":            refOver90,
+	"45-log-last-error":             refLastError,
+	"46-two-logs-error-minutes":     refTwoLogsErrorMinutes,
+	"47-events-yoga-then-purchase":  refYogaThenPurchase,
 }
 
 // mustJSON encodes v; the references only encode maps and slices of plain values.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/shlex"
 
@@ -68,7 +69,7 @@ func (sh *shell) meta(line string) (quit bool) {
 func (sh *shell) help() {
 	fmt.Fprintln(sh.out, metaHelp)
 	fmt.Fprintf(sh.out, "\nIn cells (%s), besides the language itself:\n", sh.lang)
-	for _, l := range controller.APILines(string(sh.lang), engine.Limits{}.Effective()) {
+	for _, l := range controller.APILines(string(sh.lang), sh.s.Limits()) {
 		fmt.Fprintln(sh.out, "  "+l)
 	}
 	fmt.Fprintln(sh.out, "  (llm_query and llm_query_batched need a model: they work in rlm run, not in the REPL)")
@@ -115,9 +116,17 @@ func (sh *shell) metaPeek(args []string) {
 }
 
 func (sh *shell) metaLimits() {
-	fmt.Fprintf(sh.out, "cell timeout %v; output %d characters per cell\n", sh.f.cellTimeout, engine.OutputCap)
-	fmt.Fprintf(sh.out, "workspace %s (write_file writes here; relative paths resolve here)\n", sh.f.ws.Dir)
+	fmt.Fprint(sh.out, limitsText(sh.s.Limits(), sh.f.cellTimeout, sh.f.ws.Dir))
+}
+
+// limitsText is what :limits prints: the caps a session enforces, lim (its effective limits),
+// each API function with them, and the workspace.
+func limitsText(lim engine.Limits, cellTimeout time.Duration, workspace string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cell timeout %v; output %s characters per cell\n", cellTimeout, engine.Thousands(int64(lim.OutputChars)))
+	fmt.Fprintf(&b, "workspace %s (write_file writes here; relative paths resolve here)\n", workspace)
 	for _, f := range engine.API {
-		fmt.Fprintf(sh.out, "  %-18s %s\n", f.Name, f.Describe(engine.Limits{}))
+		fmt.Fprintf(&b, "  %-18s %s\n", f.Name, f.Describe(lim))
 	}
+	return b.String()
 }

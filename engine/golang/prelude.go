@@ -37,9 +37,9 @@ func prelude(contextName string, n int) string {
 func preludeFunc(f engine.Func) string {
 	var params, args []string
 	for _, p := range f.Params {
-		params = append(params, p.Name+" "+p.GoType)
+		params = append(params, p.Go())
 		a := p.Name
-		if strings.HasPrefix(p.GoType, "...") && len(f.Params) == 1 {
+		if p.Arity != engine.One && len(f.Params) == 1 {
 			a += "..." // print(values...); a variadic after other parameters goes as one slice
 		}
 		args = append(args, a)

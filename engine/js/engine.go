@@ -78,6 +78,7 @@ type Engine struct {
 	cell     *cellState              // the running cell, nil between cells
 	closed   atomic.Bool
 	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
+	natives  natives                // built-ins the variables view calls (see Locals)
 }
 
 // cellState is what one Exec collects.
@@ -104,6 +105,9 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	}
 	if err := harden(e.vm, writableGlobals()); err != nil {
 		return nil, fmt.Errorf("js: hardening prelude: %w", err)
+	}
+	if err := e.takeNatives(); err != nil {
+		return nil, fmt.Errorf("js: %w", err)
 	}
 	e.baseline = map[string]bool{}
 	for _, name := range e.vm.GlobalObject().GetOwnPropertyNames() {

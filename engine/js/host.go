@@ -155,19 +155,10 @@ func (e *Engine) callHost(name string, args []any) (res any, err error) {
 	return e.host.Call(e.cell.ctx, name, args)
 }
 
-func signature(f engine.Func) string {
-	names := make([]string, len(f.Params))
-	for i, p := range f.Params {
-		names[i] = p.Name
-		if strings.HasPrefix(p.GoType, "...") {
-			names[i] += "?"
-		}
-	}
-	return f.Name + "(" + strings.Join(names, ", ") + ")"
-}
+func signature(f engine.Func) string { return f.Signature("js") }
 
-// convertArgs turns JS arguments into plain Go values, once each, or throws a TypeError. A
-// variadic last parameter ("...int") is optional and takes at most one argument here.
+// convertArgs turns JS arguments into plain Go values, once each, or throws a TypeError. An
+// Optional last parameter (search's from) may be left out.
 func (e *Engine) convertArgs(f engine.Func, in []goja.Value) []any {
 	lo, hi := len(f.Params), len(f.Params)
 	if f.Variadic() {
@@ -182,9 +173,7 @@ func (e *Engine) convertArgs(f engine.Func, in []goja.Value) []any {
 	}
 	out := make([]any, len(in))
 	for i, v := range in {
-		p := f.Params[i]
-		p.GoType = strings.TrimPrefix(p.GoType, "...")
-		out[i] = e.convertArg(f, p, v)
+		out[i] = e.convertArg(f, f.Params[i], v)
 	}
 	return out
 }
