@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
 )
 
 // The testscript commands of the parent's bounds (issue 11): time, memory and disk, measured on
