@@ -13,6 +13,10 @@ import (
 // bytes of index (0.07% of the file); a lookup scans at most one block.
 const blockSize = 32 << 10
 
+// releaseBlocks is how many blocks (2 MiB) buildIndex scans before it unmaps
+// their pages.
+const releaseBlocks = 64
+
 // index maps character offsets to byte offsets and back, and counts lines.
 // Block k starts at byte starts[k], the first character boundary at or after
 // k*blockSize; chars[k] and lines[k] count the characters and '\n' bytes
@@ -34,27 +38,91 @@ func countChars(b []byte) int {
 	return n
 }
 
-// countCharsASCII is countChars, and whether b holds ASCII bytes only.
+// countCharsASCII is countChars, and whether b holds ASCII bytes only. It
+// runs through ASCII text up to 32 bytes at a time (as utf8.Valid does) and
+// steps over each other sequence by its width (seqWidth), so that a valid
+// multi-byte character counts once and each other byte once.
 func countCharsASCII(b []byte) (int, bool) {
-	n, i, ascii := 0, 0, true
-	for i < len(b) {
-		if i+16 <= len(b) && (binary.LittleEndian.Uint64(b[i:])|binary.LittleEndian.Uint64(b[i+8:]))&hiBits == 0 {
-			n += 16
-			i += 16
+	p := b[:len(b):len(b)]  // lets the compiler drop the bounds checks below
+	extra, ascii := 0, true // extra: the bytes after the first of each multi-byte character
+	for len(p) > 0 {
+		if p[0] < utf8.RuneSelf {
+			p = p[1:]
+			if len(p) > 8 && word(p)&hiBits == 0 {
+				p = p[8:]
+				if len(p) > 16 && (word(p)|word(p[8:]))&hiBits == 0 {
+					p = p[16:]
+					for len(p) > 32 && (word(p)|word(p[8:])|word(p[16:])|word(p[24:]))&hiBits == 0 {
+						p = p[32:]
+					}
+				}
+			}
 			continue
 		}
-		if b[i] < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		_, w := utf8.DecodeRune(b[i:])
-		n++
-		i += w
 		ascii = false
+		// seqWidth, inlined by hand: a valid sequence's bytes after the first
+		// are extra; an invalid byte is a character of its own.
+		lead := leads[p[0]]
+		n := int(lead & 7)
+		if n < 2 || len(p) < n {
+			p = p[1:]
+			continue
+		}
+		if r := seconds[lead>>4]; p[1] < r[0] || p[1] > r[1] || n > 2 && p[2]&0xC0 != 0x80 || n > 3 && p[3]&0xC0 != 0x80 {
+			p = p[1:]
+			continue
+		}
+		extra += n - 1
+		p = p[n:]
 	}
-	return n, ascii
+	return len(b) - extra, ascii
 }
+
+func word(p []byte) uint64 { return binary.LittleEndian.Uint64(p) }
+
+// seqWidth is the width of the valid UTF-8 sequence that starts p (whose
+// first byte is not ASCII), or 1 if none does: the step utf8.DecodeRune
+// takes, without building the rune.
+func seqWidth(p []byte) int {
+	lead := leads[p[0]]
+	n := int(lead & 7)
+	if n < 2 || len(p) < n {
+		return 1
+	}
+	if r := seconds[lead>>4]; p[1] < r[0] || p[1] > r[1] {
+		return 1
+	}
+	for _, c := range p[2:n] {
+		if c&0xC0 != 0x80 {
+			return 1
+		}
+	}
+	return n
+}
+
+// leads describes each byte as the first of a UTF-8 sequence (RFC 3629): the
+// low bits hold the sequence's width (0: not a lead byte), the high bits the
+// range its second byte must be in (seconds), which excludes overlong forms,
+// surrogates and code points past U+10FFFF.
+var leads = func() (t [256]byte) {
+	for c := 0xC2; c <= 0xDF; c++ {
+		t[c] = 2
+	}
+	for c := 0xE0; c <= 0xEF; c++ {
+		t[c] = 3
+	}
+	for c := 0xF0; c <= 0xF4; c++ {
+		t[c] = 4
+	}
+	t[0xE0] |= 1 << 4
+	t[0xED] |= 2 << 4
+	t[0xF0] |= 3 << 4
+	t[0xF4] |= 4 << 4
+	return t
+}()
+
+// seconds are the ranges of a sequence's second byte that leads refers to.
+var seconds = [5][2]byte{{0x80, 0xBF}, {0xA0, 0xBF}, {0x80, 0x9F}, {0x90, 0xBF}, {0x80, 0x8F}}
 
 // skipChars returns the number of bytes that the first n characters of b
 // occupy (all of b if it holds fewer), and how many characters that was.
@@ -102,8 +170,11 @@ func boundaryAtOrAfter(data []byte, s int) int {
 }
 
 // buildIndex scans data once, in parallel, counting characters and lines per
-// block. A memory fault (the file shrank) panics; callers run it guarded.
-func buildIndex(data []byte, workers int) (*index, error) {
+// block. With mapped set, data is a read-only shared file mapping, and the
+// pages of each scanned segment are unmapped again (releasePages), so that
+// indexing a large file does not leave it all in the process's RSS. A memory
+// fault (the file shrank) is an ErrChanged error.
+func buildIndex(data []byte, workers int, mapped bool) (*index, error) {
 	nb := (len(data) + blockSize - 1) / blockSize
 	x := &index{
 		starts: make([]int64, nb+1),
@@ -125,8 +196,12 @@ func buildIndex(data []byte, workers int) (*index, error) {
 			errs[w] = guard(func() {
 				// Each worker finds its own block starts, so that the first
 				// touch of every page happens in parallel too.
-				start := boundaryAtOrAfter(data, lo*blockSize)
+				start, seg := boundaryAtOrAfter(data, lo*blockSize), lo
 				for k := lo; k < hi; k++ {
+					if mapped && k-seg == releaseBlocks {
+						releasePages(data[seg*blockSize : k*blockSize])
+						seg = k
+					}
 					end := boundaryAtOrAfter(data, (k+1)*blockSize)
 					x.starts[k] = int64(start)
 					b := data[start:end]
@@ -134,6 +209,9 @@ func buildIndex(data []byte, workers int) (*index, error) {
 					n, ascii := countCharsASCII(b)
 					x.chars[k+1], x.ascii[k] = int64(n), ascii
 					x.lines[k+1] = int64(bytes.Count(b, nl))
+				}
+				if mapped {
+					releasePages(data[seg*blockSize : min(hi*blockSize, len(data))])
 				}
 			})
 		}()

@@ -2,9 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"unicode/utf8"
 )
 
@@ -35,40 +32,6 @@ func (l Limits) validate() error {
 		}
 	}
 	return nil
-}
-
-func openDoc(s *Store, name, path string) (*Doc, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return fileDoc(s, name, abs, f)
-}
-
-// fileDoc maps an open file; the mapping stays valid after f is closed.
-func fileDoc(s *Store, name, path string, f *os.File) (*Doc, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, invalidf("context %s is not a regular file (%s)", path, st.Mode().Type())
-	}
-	data, err := mapFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("context %s: %w", path, err)
-	}
-	idx, err := buildIndex(data, runtime.GOMAXPROCS(0))
-	if err != nil {
-		unmapFile(data)
-		return nil, err
-	}
-	return &Doc{name: name, path: path, store: s, data: data, idx: idx}, nil
 }
 
 func (d *Doc) close() error {

@@ -123,18 +123,32 @@ type Doc struct {
 }
 
 // Open maps the files read-only and indexes them. Path checks (allowed roots)
-// are the caller's business.
+// are the caller's business. Indexes.Open is Open with indexes that are built
+// once and kept.
 func Open(paths []string, lim Limits) (*Store, error) {
-	return open(len(paths), lim, func(s *Store, i int) (*Doc, error) {
-		return openDoc(s, "ctx"+strconv.Itoa(i), paths[i])
-	})
+	return (*Indexes)(nil).Open(paths, lim)
 }
 
 // OpenFiles is Open for files that are already open, such as descriptors a confined worker
 // inherited for files it may not open by path. The caller keeps ownership of files.
 func OpenFiles(files []*os.File, lim Limits) (*Store, error) {
 	return open(len(files), lim, func(s *Store, i int) (*Doc, error) {
-		return fileDoc(s, "ctx"+strconv.Itoa(i), files[i].Name(), files[i])
+		return (*Indexes)(nil).doc(s, "ctx"+strconv.Itoa(i), files[i].Name(), files[i])
+	})
+}
+
+// OpenIndexed is OpenFiles with each file's index read from indexes[i], as
+// Indexes.Encoded wrote it, instead of built: what a worker does with the
+// indexes its parent passed it. It trusts no index: one that is malformed is
+// an ErrInvalid error, and one that describes another file, or this file with
+// other content, an ErrChanged error. A file that grew since it was indexed
+// is read up to its size then. The caller keeps ownership of the files.
+func OpenIndexed(files, indexes []*os.File, lim Limits) (*Store, error) {
+	if len(indexes) != len(files) {
+		return nil, invalidf("%d indexes for %d context files", len(indexes), len(files))
+	}
+	return open(len(files), lim, func(s *Store, i int) (*Doc, error) {
+		return indexedDoc(s, "ctx"+strconv.Itoa(i), files[i], indexes[i])
 	})
 }
 
