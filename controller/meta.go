@@ -34,13 +34,15 @@ func (m contextMeta) chars() int64 {
 	return n
 }
 
-// describe maps the context files once to measure them and take their previews; it reads
-// their text too when the input is small enough for a direct call, or direct is forced.
-func describe(paths []string, direct bool) (contextMeta, error) {
+// describe measures the context files and takes their previews: the counts come from their
+// indexes (from idx, which the session then shares), the previews from the first and last
+// pages. It reads their text too when the input is small enough for a direct call, or direct
+// is forced.
+func describe(idx *tools.Indexes, paths []string, direct bool) (contextMeta, error) {
 	if len(paths) == 0 {
 		return contextMeta{}, nil
 	}
-	st, err := tools.Open(paths, tools.Limits{})
+	st, err := idx.Open(paths, tools.Limits{})
 	if err != nil {
 		return contextMeta{}, err
 	}

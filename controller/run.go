@@ -9,6 +9,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Run answers cfg.Question over the context files. It returns when the code has recorded an
@@ -18,7 +19,10 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	if cfg.Model == nil {
 		return Outcome{Err: fault.New(fault.Logic, "controller: no model configured")}
 	}
-	meta, err := describe(cfg.Session.Contexts, cfg.Mode == Direct)
+	if cfg.Session.Indexes == nil { // one index per input, for the first message and the session
+		cfg.Session.Indexes = tools.NewIndexes("", nil)
+	}
+	meta, err := describe(cfg.Session.Indexes, cfg.Session.Contexts, cfg.Mode == Direct)
 	if err != nil {
 		return Outcome{Err: fault.Wrap(fault.Logic, err, "reading the context files")}
 	}

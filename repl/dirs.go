@@ -18,6 +18,7 @@ import (
 type inherited struct {
 	files  []*os.File // ExtraFiles, in order
 	ctxFDs []int      // the context files' descriptors in the worker
+	idxFDs []int      // their indexes' descriptors in the worker (see addIndexes)
 	ctxIDs []fileID   // the context files as they were when the session opened them
 	roots  []Root     // FD is the descriptor in the worker
 	ws     *Root
@@ -74,6 +75,10 @@ func openInherited(o Options) (*inherited, error) {
 		}
 		in.ctxFDs = append(in.ctxFDs, in.add(f))
 		in.ctxIDs = append(in.ctxIDs, id)
+	}
+	if err := in.addIndexes(o); err != nil {
+		in.close()
+		return nil, err
 	}
 	for _, p := range o.Roots {
 		if _, err := in.addRoot(p, false); err != nil {

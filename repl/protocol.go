@@ -57,11 +57,12 @@ type message struct {
 type initMsg struct {
 	Lang         string         `json:"lang"`
 	Validate     bool           `json:"validate"`
-	Contexts     []string       `json:"contexts"`    // the context files' names, for messages
-	ContextFDs   []int          `json:"context_fds"` // the descriptors they are open on in the worker
-	Roots        []Root         `json:"roots"`       // read-only roots and their inherited descriptors
-	Workspace    *Root          `json:"workspace"`   // the writable root, or nil
-	Limits       engine.Limits  `json:"limits"`      // the model-facing caps
+	Contexts     []string       `json:"contexts"`            // the context files' names, for messages
+	ContextFDs   []int          `json:"context_fds"`         // the descriptors they are open on in the worker
+	IndexFDs     []int          `json:"index_fds,omitempty"` // their indexes (tools.OpenIndexed), in the same order
+	Roots        []Root         `json:"roots"`               // read-only roots and their inherited descriptors
+	Workspace    *Root          `json:"workspace"`           // the writable root, or nil
+	Limits       engine.Limits  `json:"limits"`              // the model-facing caps
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        WorkspaceQuota `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Options configures a Session. The zero value is safe: Go, validation on, the default limits,
@@ -48,6 +49,11 @@ type Options struct {
 	Quota WorkspaceQuota // what write_file may leave in the workspace (default 256 MiB, 10,000 entries)
 
 	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
+
+	// Indexes gives each context file its index, which the worker receives instead of
+	// scanning the file itself: built once per input and kept in memory (and on disk, if it
+	// has a directory). nil builds each index when the session opens.
+	Indexes *tools.Indexes
 }
 
 // WorkspaceQuota bounds what write_file may leave in the workspace; zero means the default.

@@ -57,7 +57,15 @@ func openContextTools(cfg WorkerConfig) (*localTools, error) {
 		}
 		files[i] = os.NewFile(uintptr(fd), name)
 	}
-	st, err := tools.OpenFiles(files, lim)
+	var st *tools.Store
+	var err error
+	if len(cfg.IndexFDs) == 0 {
+		st, err = tools.OpenFiles(files, lim)
+	} else {
+		idx := indexFiles(cfg)
+		st, err = tools.OpenIndexed(files, idx, lim)
+		files = append(files, idx...)
+	}
 	for _, f := range files {
 		f.Close() // the mappings outlive the descriptors
 	}

@@ -35,6 +35,7 @@ type WorkerConfig struct {
 	Validate    bool
 	Contexts    []string
 	ContextFDs  []int         // inherited descriptors of the context files, in order
+	IndexFDs    []int         // inherited descriptors of their indexes, in the same order; none: index them here
 	Roots       []Root        // read-only roots: the --root directories, then the context files' directories
 	Workspace   *Root         // the only writable directory; nil if there is none
 	Limits      engine.Limits // the model-facing caps, effective (no zero fields)
@@ -86,7 +87,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 
 func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
-		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, Roots: m.Roots,
+		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 	}

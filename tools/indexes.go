@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,8 @@ type Indexes struct {
 	dir    string
 	warn   func(error)
 	settle time.Duration // files changed more recently than this are not cached on disk
+
+	builds atomic.Int64 // indexes built by scanning a file (for tests)
 
 	mu     sync.Mutex
 	mem    map[fileKey]*indexed
@@ -134,6 +137,9 @@ func (x *Indexes) get(key fileKey, path string, data []byte) (*indexed, error) {
 	ix, err := build(key, path, data)
 	if err != nil {
 		return nil, err
+	}
+	if x != nil {
+		x.builds.Add(1)
 	}
 	x.remember(ix)
 	x.store(ix, start)

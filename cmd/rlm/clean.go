@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -22,7 +23,8 @@ func newCleanCmd() *cobra.Command {
 		Short: "Delete old run records under RLM_HOME: traces, sub-call prompts, workspaces, audit rows",
 		Long: `Clean deletes what finished runs left under RLM_HOME that is older than --older-than (default
 30 days): trace files and sub-call prompts (traces/), per-task workspaces (work/), the audit rows of
-finished tasks, and PID files of processes that no longer exist. Log files expire by themselves
+finished tasks, PID files of processes that no longer exist, and the indexes of inputs that
+changed or are gone (index/), whatever their age. Log files expire by themselves
 after 30 days. Running tasks and their files are never touched. --dry-run lists without deleting.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,6 +66,14 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 			remove(out, m, dryRun)
 			n++
 		}
+	}
+	stale, err := tools.StaleIndexes(filepath.Join(home, "index"))
+	if err != nil {
+		fmt.Fprintf(out, "could not list the index cache: %v\n", err)
+	}
+	for _, p := range stale {
+		remove(out, p, dryRun)
+		n++
 	}
 	if dryRun {
 		fmt.Fprintf(out, "%d paths would be removed\n", n)

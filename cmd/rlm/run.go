@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -53,8 +54,14 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	}
 	return repl.Options{
 		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: f.cellTimeout,
-		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
+		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
+}
+
+// indexCache keeps the inputs' indexes under RLM_HOME/index, so that a run over an input
+// indexed before need not read it whole again (rlm clean removes the stale ones).
+func indexCache() *tools.Indexes {
+	return tools.NewIndexes(filepath.Join(rlmHome(), "index"), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm.
