@@ -6,10 +6,38 @@
 //
 // Open maps each --ctx file read-only (mmap, never read into the heap) and
 // builds a sparse index: for every 32 KiB block, the character and line
-// counts before it, 24 bytes per block (0.07% of the file). A Store holds the
-// documents in order, named ctx0, ctx1, …; every operation is a method of one
-// Doc. The REPL binds `context` to ctx0 and offers the others by name; there
-// is no concatenated view, so an offset always belongs to one file.
+// counts before it (25 bytes per block in memory, 0.08% of the file). A Store
+// holds the documents in order, named ctx0, ctx1, …; every operation is a
+// method of one Doc. The REPL binds `context` to ctx0 and offers the others by
+// name; there is no concatenated view, so an offset always belongs to one file.
+//
+// # Indexes: built once per input
+//
+// Exact counts need one scan of the whole file: in parallel over GOMAXPROCS
+// goroutines, through ASCII 32 bytes at a time, '\n' by bytes.Count, the pages
+// of each scanned 2 MiB unmapped again so the scan does not stay in the
+// process's RSS. Indexes keeps what one scan found, so that no input is
+// scanned twice: in memory, for the run's parent (the first message and the
+// session share it), and in a cache directory (rlm uses RLM_HOME/index), for
+// the next run. The confined worker receives each index from its parent as a
+// sealed descriptor and reads it with OpenIndexed instead of scanning.
+//   - A cache file is named by the file's device and inode, and is used only
+//     if the size, modification and change times it records still match, its
+//     CRC-32C holds, and the file's first and last 4 KiB still match theirs.
+//     Anything else is rebuilt and replaced (write to a temporary file, then
+//     rename, so concurrent runs never see half an index). A file changed in
+//     the last few seconds is not cached: within one timestamp tick a second
+//     change would go unseen. StaleIndexes lists files to delete (rlm clean).
+//   - A directory that cannot be written (read-only, full) leaves the indexes
+//     in memory, with one warning.
+//   - The encoding (indexfile.go) takes 10 bytes per block (320 KB per GB).
+//     Decoding checks every field against what a block can hold, so a corrupt
+//     or hostile index can make counts wrong but never a read out of bounds;
+//     OpenIndexed also checks that it describes the file it is given.
+//   - Why not index lazily, so the first cell need not wait: length(context),
+//     the first message's counts, and every peek near the end need the counts
+//     of everything before, so a lazy index would only move the wait to the
+//     first cell; exact counts are cheaper to get fast than to approximate.
 //
 // # Characters
 //
