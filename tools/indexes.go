@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,18 +67,22 @@ func (x *Indexes) Open(paths []string, lim Limits) (*Store, error) {
 			return nil, err
 		}
 		defer f.Close()
-		return x.doc(s, "ctx"+fmt.Sprint(i), abs, f)
+		return x.doc(s, "ctx"+strconv.Itoa(i), abs, f)
 	})
 }
 
 // Encoded returns the index of the open file f in the form OpenIndexed reads.
 func (x *Indexes) Encoded(f *os.File) ([]byte, error) {
-	key, data, err := mapRegular(f, f.Name())
+	path, err := filepath.Abs(f.Name())
+	if err != nil {
+		return nil, err
+	}
+	key, data, err := mapRegular(f, path)
 	if err != nil {
 		return nil, err
 	}
 	defer unmapFile(data)
-	ix, err := x.get(key, f.Name(), data)
+	ix, err := x.get(key, path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -124,39 +129,34 @@ func mapRegular(f *os.File, path string) (fileKey, []byte, error) {
 }
 
 // get returns the index of the file with this key and mapped data: from
-// memory, from the cache directory, or built.
+// memory, from the cache directory, or built. An index in memory or on disk
+// is used only if it was made for this key and the same content sample.
 func (x *Indexes) get(key fileKey, path string, data []byte) (*indexed, error) {
-	if ix := x.remembered(key); ix != nil && ix.sample == sampleOf(data) {
+	var sample uint32
+	if err := guard(func() { sample = sampleOf(data) }); err != nil {
+		return nil, err
+	}
+	if ix := x.remembered(key); ix != nil && ix.sample == sample {
 		return ix, nil
 	}
-	if ix := x.load(key, data); ix != nil {
+	if ix := x.load(key, sample); ix != nil {
 		x.remember(ix)
 		return ix, nil
 	}
 	start := time.Now()
-	ix, err := build(key, path, data)
+	xi, err := buildIndex(data, runtime.GOMAXPROCS(0), true)
 	if err != nil {
 		return nil, err
 	}
+	// A change during the build moves the change time past key's, so an
+	// index stored under key is never used for the changed file.
+	ix := &indexed{key: key, sample: sample, path: path, x: xi}
 	if x != nil {
 		x.builds.Add(1)
 	}
 	x.remember(ix)
 	x.store(ix, start)
 	return ix, nil
-}
-
-// build indexes data, the mapping of the file with this key.
-func build(key fileKey, path string, data []byte) (*indexed, error) {
-	var sample uint32
-	if err := guard(func() { sample = sampleOf(data) }); err != nil {
-		return nil, err
-	}
-	xi, err := buildIndex(data, runtime.GOMAXPROCS(0), true)
-	if err != nil {
-		return nil, err
-	}
-	return &indexed{key: key, sample: sample, path: path, x: xi}, nil
 }
 
 func (x *Indexes) remembered(key fileKey) *indexed {
@@ -190,9 +190,9 @@ func (x *Indexes) cachePath(key fileKey) string { return filepath.Join(x.dir, ca
 
 func cacheName(key fileKey) string { return fmt.Sprintf("%016x-%016x.idx", key.dev, key.ino) }
 
-// load reads the cached index of the file with this key, if there is one
-// that describes it as it is now; anything else reads as no index.
-func (x *Indexes) load(key fileKey, data []byte) *indexed {
+// load reads the cached index of the file with this key and content sample,
+// if there is one; anything else reads as no index.
+func (x *Indexes) load(key fileKey, sample uint32) *indexed {
 	if x == nil || x.dir == "" || !diskCache {
 		return nil
 	}
@@ -201,11 +201,7 @@ func (x *Indexes) load(key fileKey, data []byte) *indexed {
 		return nil
 	}
 	ix, err := decode(b)
-	if err != nil || ix.key != key {
-		return nil
-	}
-	var sample uint32
-	if guard(func() { sample = sampleOf(data) }) != nil || sample != ix.sample {
+	if err != nil || ix.key != key || ix.sample != sample {
 		return nil
 	}
 	return ix

@@ -130,7 +130,7 @@ func TestIndexRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer unmapFile(data)
-			built, err := build(key, p, data)
+			built, err := (*Indexes)(nil).get(key, p, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,9 +375,9 @@ func TestIndexesRecentFileNotCached(t *testing.T) {
 // directory) all get a good index, and the cache ends with one whole file, no temporary ones.
 func TestIndexesConcurrent(t *testing.T) {
 	cacheDir := filepath.Join(t.TempDir(), "index")
-	content := randomDoc(rand.New(rand.NewPCG(13, 14)), 40*blockSize)
+	content := randomDoc(rand.New(rand.NewPCG(13, 14)), 10*blockSize)
 	p := writeCtx(t, t.TempDir(), "ctx.txt", content)
-	const n = 8
+	const n = 6
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
