@@ -250,7 +250,11 @@ func (r *run) controllerConfig() (controller.Config, error) {
 	cfg := controller.Config{
 		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs,
 		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, CellTimeout: r.CellTimeout,
-			Limits: r.Limits, Quota: r.Quota, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded},
+			Limits: r.Limits, Quota: r.Quota, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded,
+			Indexes: indexCache(r.Home, func(err error) {
+				r.rec.Log.Warn(err.Error(), "task", r.task)
+				r.prog.line("warning: %v", err)
+			})},
 		MaxIterations: r.MaxIterations, MaxSubCalls: r.Limits.SubCalls, MaxBatches: r.Limits.Batches, BatchWidth: r.Limits.BatchWidth,
 		MaxBlocks: r.MaxBlocks,
 	}

@@ -511,3 +511,27 @@ func (l *lockedBuilder) Reset() {
 	defer l.mu.Unlock()
 	l.b.Reset()
 }
+
+// TestAskCachesTheIndex: a run indexes its input once and keeps the index under the home, so
+// that the next run over the unchanged file need not read it whole (issue 14).
+func TestAskCachesTheIndex(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	data, err := os.ReadFile(demoLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "app.log")
+	if err := os.WriteFile(input, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3100 * time.Millisecond) // files changed in the last 3 s are not cached on disk
+	opts := demo(home)
+	opts.Files = []string{input}
+	if _, err := rlm.Ask(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := filepath.Glob(filepath.Join(home, "index", "*"))
+	if len(got) != 1 {
+		t.Fatalf("index cache holds %v; want one index for the one input", got)
+	}
+}

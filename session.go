@@ -2,11 +2,13 @@ package rlm
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -33,21 +35,22 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		return nil, &OptionError{"Files", err}
 	}
 	var ws files.Workspace
+	home := o.Home
+	if home == "" {
+		home = guard.Home()
+	}
 	if o.Workspace != "" {
 		if ws.Dir, err = files.Dir(o.Workspace, "workspace"); err != nil {
 			return nil, &OptionError{"Workspace", err}
 		}
 	} else {
-		home := o.Home
-		if home == "" {
-			home = guard.Home()
-		}
 		if ws, err = newWorkspace(home); err != nil {
 			return nil, err
 		}
 	}
 	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir,
-		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded})
+		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
+		Indexes: indexCache(home, nil)})
 	if err != nil {
 		ws.Finish()
 		return nil, err
@@ -95,4 +98,11 @@ func execResult(r repl.Result) ExecResult {
 		out.Vars = append(out.Vars, Var{Name: v})
 	}
 	return out
+}
+
+// indexCache keeps the inputs' indexes under home/index, so that a run over an input indexed
+// before need not read it whole again (rlm clean removes the stale ones). warn, if not nil,
+// hears once that the cache cannot be written; the run goes on with indexes in memory.
+func indexCache(home string, warn func(error)) *tools.Indexes {
+	return tools.NewIndexes(filepath.Join(home, "index"), warn)
 }
