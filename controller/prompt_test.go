@@ -141,7 +141,7 @@ func TestFirstMessageGolden(t *testing.T) {
 	a, b := filepath.Join(dir, "server.log"), filepath.Join(dir, "notes.txt")
 	writeFile(t, a, long.String())
 	writeFile(t, b, "first line\nsecond line, no newline at the end")
-	m, err := describe([]string{a, b}, false)
+	m, err := describe(nil, []string{a, b}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
