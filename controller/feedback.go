@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
 
@@ -87,6 +88,28 @@ func varLabel(name string, v repl.Var) string {
 		return fmt.Sprintf("%s %s(%d)", name, v.Type, v.Len)
 	}
 	return name + " " + v.Type
+}
+
+// budgetLine ends the feedback with what is left of the run's caps, so that the model can plan
+// its next replies: "Left: 21 replies, 30 sub-calls in at most 7 batches, 178,412 tokens and 75
+// API calls (replies and sub-calls together)."
+func (r *run) budgetLine() string {
+	calls, batches := r.subs.counts()
+	s := fmt.Sprintf("Left: %s, %s sub-calls in at most %s batches",
+		plural(r.cfg.MaxIterations-r.step, "reply", "replies"),
+		num(max(r.cfg.MaxSubCalls-calls, 0)), num(max(r.cfg.MaxBatches-batches, 0)))
+	if m, ok := r.cfg.Model.(interface{ Remaining() llm.Spent }); ok {
+		left := m.Remaining()
+		s += fmt.Sprintf(", %s tokens and %s API calls (replies and sub-calls together)", num(left.Tokens), num(left.Calls))
+	}
+	return s + ".\n"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return num(max(n, 0)) + " " + many
 }
 
 // text is the whole message, clipped to limit characters (head and tail) as a last guard.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
 
@@ -147,9 +148,31 @@ func TestFeedbackVariablesHaveTypes(t *testing.T) {
 			if out := Run(context.Background(), cfgFor(t, tc.lang, m)); out.Err != nil {
 				t.Fatalf("Run: %v", out.Err)
 			}
-			if fb := lastFeedback(m, 1); !strings.HasSuffix(fb, tc.want) {
-				t.Errorf("feedback:\n%s\nwant it to end with %q", fb, tc.want)
+			if fb := lastFeedback(m, 1); !strings.Contains(fb, tc.want) {
+				t.Errorf("feedback:\n%s\nwant it to hold %q", fb, tc.want)
 			}
 		})
+	}
+}
+
+// leftover is a scripted model that also states what is left of its budget, as llm.Client does.
+type leftover struct{ *scripted }
+
+func (leftover) Remaining() llm.Spent { return llm.Spent{Calls: 75, Tokens: 178_412} }
+
+// TestFeedbackSaysWhatIsLeft: each feedback ends with what is left of the run's caps after the
+// reply's blocks: replies, sub-calls and batches, and the model budget when the model knows it.
+func TestFeedbackSaysWhatIsLeft(t *testing.T) {
+	code := `const a = llm_query_batched(["one", "two"]); const b = llm_query("three"); print(a.length + 1)`
+	m := &scripted{replies: []string{fenced("js", code), fenced("js", "FINAL(a[0])")},
+		sub: func(p string) (string, error) { return "ok " + p, nil }}
+	cfg := cfgFor(t, "js", leftover{m})
+	cfg.MaxIterations = 10
+	if out := Run(context.Background(), cfg); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	want := "Left: 9 replies, 29 sub-calls in at most 7 batches, 178,412 tokens and 75 API calls (replies and sub-calls together).\n"
+	if fb := lastFeedback(m, 1); !strings.HasSuffix(fb, want) {
+		t.Errorf("feedback:\n%s\nwant it to end with %q", fb, want)
 	}
 }

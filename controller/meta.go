@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/tools"
 )
@@ -79,8 +80,36 @@ func measure(d *tools.Doc) (docMeta, error) {
 			return dm, err
 		}
 		dm.Tail = tail.Text
+		dm.Head, dm.Tail = headLines(dm.Head), tailLines(dm.Tail)
 	}
 	return dm, nil
+}
+
+// headLines cuts a head preview back to its last newline, and tailLines a tail preview forward
+// past its first, when that keeps at least half of it: a preview that ends or starts mid-line
+// reads as a record that is not there.
+func headLines(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= len(s)/2 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func tailLines(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)/2 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// previewLabel names a preview by what it shows ("first 288 characters, whole lines"); whole
+// says it starts and ends at line boundaries.
+func previewLabel(which, s string, whole bool) string {
+	label := fmt.Sprintf("%s %s characters", which, num(utf8.RuneCountInString(s)))
+	if whole {
+		label += ", whole lines"
+	}
+	return label
 }
 
 // readAll reads a small document whole, peek by peek.
@@ -130,8 +159,8 @@ func (m contextMeta) firstMessage(question string) string {
 			fmt.Fprintf(&b, "All of it:\n%s\n", fence(d.Head))
 			continue
 		}
-		fmt.Fprintf(&b, "Head (first %d characters):\n%s\n", previewChars, fence(d.Head))
-		fmt.Fprintf(&b, "Tail (last %d characters):\n%s\n", previewChars, fence(d.Tail))
+		fmt.Fprintf(&b, "Head (%s):\n%s\n", previewLabel("first", d.Head, strings.HasSuffix(d.Head, "\n")), fence(strings.TrimSuffix(d.Head, "\n")))
+		fmt.Fprintf(&b, "Tail (%s):\n%s\n", previewLabel("last", d.Tail, int64(utf8.RuneCountInString(d.Tail)) < previewChars), fence(d.Tail))
 	}
 	// The question again at the end, in the words the reference RLM visualizer looks for
 	// (`original query: "…"`), so that it shows an rlm trace's question.

@@ -44,7 +44,7 @@ How to work:
 - Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question.
 - Look before you compute (length, the head, a search for what the question names), then compute over the whole context: text(context) returns all of it as one string when it has at most ` + num(lim.TextChars) + ` characters; read a larger one in pieces of at most ` + num(lim.PeekChars) + ` characters, with peek over chunk(context, ` + strings.ReplaceAll(num(lim.PeekChars), ",", "") + `, 0).
 `)
-	b.WriteString("\nLimits of this run; each one stops a block or the whole run:\n")
+	b.WriteString("\nLimits of this run; each one stops a block or the whole run (the feedback on each reply ends with what is left of them):\n")
 	for _, l := range limitLines(cfg, lim) {
 		b.WriteString("- " + l + "\n")
 	}
@@ -81,7 +81,7 @@ func langNotes(lang string) []string {
 	}
 	return []string{
 		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\"); imports persist across blocks.",
-		contexts + " Types: " + goTypes() + ".",
+		contexts + " Types (the API list above writes fields as JSON does; in Go they are exported, e.g. line_text is LineText): " + goTypes() + ".",
 		"search, count and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
 		"print(a, b) is fmt.Println(a, b): the call is rewritten to it, so it formats exactly as fmt.Println does.",
 		"Offsets and lengths in the API count characters (Unicode code points), but Go strings are bytes: len(s) and s[i:j] count bytes, so use []rune(s) or utf8.RuneCountInString(s) before mixing them with peek or search offsets.",

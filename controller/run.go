@@ -139,6 +139,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 		if r.failedStreak == DefaultFailedStreak-1 {
 			feedback += streakWarning(r.failedStreak)
 		}
+		feedback += r.budgetLine()
 	}
 	r.msgs = append(r.msgs, llm.Message{Role: "user", Content: feedback})
 	return nil

@@ -161,6 +161,13 @@ func (h *subHost) used() int {
 	return h.calls
 }
 
+// counts is the sub-calls and batches used so far.
+func (h *subHost) counts() (calls, batches int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls, h.batches
+}
+
 func (h *subHost) capErr() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
