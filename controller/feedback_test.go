@@ -176,3 +176,22 @@ func TestFeedbackSaysWhatIsLeft(t *testing.T) {
 		t.Errorf("feedback:\n%s\nwant it to end with %q", fb, want)
 	}
 }
+
+// TestFailedSlotText: a failed slot of llm_query_batched holds "error: " and the reason, as the
+// prompt says, and the other slots their answers.
+func TestFailedSlotText(t *testing.T) {
+	code := `const a = llm_query_batched(["good", "bad"]); FINAL(a.join(" | "))`
+	m := &scripted{replies: []string{fenced("js", code)}, sub: func(p string) (string, error) {
+		if p == "bad" {
+			return "", errors.New("the server refused it")
+		}
+		return "fine", nil
+	}}
+	out := Run(context.Background(), cfgFor(t, "js", m))
+	if out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	if got := out.Answer; !strings.HasPrefix(got, "fine | error: ") || !strings.Contains(got, "the server refused it") {
+		t.Errorf("answer = %q; want the good slot's answer and the failed one as \"error: \" and the reason", got)
+	}
+}
