@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/record"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/trace"
@@ -151,9 +152,34 @@ func (o *recorder) Iteration(it controller.Iteration) {
 	sp := o.r.client.Spent()
 	o.warn(o.rec.DB.SetSpent(context.Background(), o.rec.Task, sp.Calls, sp.Tokens))
 	o.mu.Unlock()
-	msg := fmt.Sprintf("iteration %d: %d cells, %d sub-calls, %d API calls and %d tokens used so far", it.Step, len(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens)
+	msg := fmt.Sprintf("iteration %d: %s, %d sub-calls, %d API calls and %d tokens used so far", it.Step, cellsLabel(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens)
 	o.prog.line("%s", msg)
 	o.prog.emit(Event{Kind: EventIteration, Step: it.Step, Message: msg})
+}
+
+// cellsLabel counts an iteration's cells and says how many failed, with the first failure's
+// kind: "3 cells (1 failed: code)".
+func cellsLabel(cells []controller.Cell) string {
+	failed, kind := 0, ""
+	for _, c := range cells {
+		if c.Result.Err != nil {
+			if failed == 0 {
+				kind = string(fault.KindOf(c.Result.Err))
+			}
+			failed++
+		}
+	}
+	label := fmt.Sprintf("%d cells", len(cells))
+	if len(cells) == 1 {
+		label = "1 cell"
+	}
+	switch {
+	case failed == 0:
+		return label
+	case kind == "":
+		return fmt.Sprintf("%s (%d failed)", label, failed)
+	}
+	return fmt.Sprintf("%s (%d failed: %s)", label, failed, kind)
 }
 
 // apiCall is the model client's Observer: every attempt goes to the audit trail, and to the

@@ -24,7 +24,7 @@ func SystemPrompt(cfg Config) string {
 	lang := cfg.Session.Lang
 	lim := apiLimits(cfg)
 	var b strings.Builder
-	fmt.Fprintf(&b, `You answer a question about a context that is too large to read at once. You cannot see the context: you explore it by writing %s code in fenced blocks (cells) tagged `+"```repl"+` (or `+"```%s"+`). The blocks of a reply run in order, in a sandboxed REPL whose state (%s) persists across blocks and replies.
+	fmt.Fprintf(&b, `You answer a question about a context that is too large to read at once. You cannot see the context: you explore it by writing %s code in fenced blocks (cells) tagged `+"```repl"+` (or `+"```%s"+`). The blocks of a reply run in order, all before you see any of their output, in a sandboxed REPL whose state (%s) persists across blocks and replies.
 
 Only what your code prints reaches you, at most %s characters per reply: the blocks of a reply share them (each gets at least %s), and longer output is cut to its head and tail, with its true length stated. A block keeps only the first %s characters it prints. Print counts and summaries, not raw text.
 
