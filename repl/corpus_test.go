@@ -76,7 +76,11 @@ func TestCorpusBenignThroughSessions(t *testing.T) {
 				continue
 			}
 			// A session per program: each gets the whole per-session tool budget.
-			s := open(t, realOptions(t, lang))
+			o := realOptions(t, lang)
+			// Benign programs finish in milliseconds; the margin is for a loaded CI machine,
+			// where a cold worker's first cell once took over 3 s.
+			o.CellTimeout = 20 * time.Second
+			s := open(t, o)
 			r := s.Exec(context.Background(), string(c.Source))
 			s.Close()
 			got := strings.TrimSuffix(r.Stdout, "\n")
