@@ -59,8 +59,8 @@ func refParse(ts *testscript.TestScript, neg bool, args []string) {
 			res, _ := b.(map[string]any)["result"].(map[string]any)
 			locals, _ := res["locals"].(map[string]any)
 			var names []string
-			for k := range locals {
-				names = append(names, k)
+			for k, v := range locals {
+				names = append(names, fmt.Sprintf("%s=%v", k, v))
 			}
 			sort.Strings(names)
 			fmt.Fprintf(w, "variables %d.%d: %s\n", i+1, j+1, strings.Join(names, " "))

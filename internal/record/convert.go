@@ -6,6 +6,7 @@ import (
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/trace"
 )
 
@@ -29,14 +30,24 @@ func Iteration(it controller.Iteration) trace.Iteration {
 		for _, sc := range c.SubCalls {
 			cb.SubCalls = append(cb.SubCalls, SubCall(sc))
 		}
-		// The engines report names only so far; a Type and a short Repr per variable go here
-		// when repl.Result carries them.
-		for _, name := range c.Result.Vars {
-			cb.Locals = append(cb.Locals, trace.Var{Name: name})
-		}
+		cb.Locals = locals(c.Result)
 		ti.CodeBlocks = append(ti.CodeBlocks, cb)
 	}
 	return ti
+}
+
+// locals are a block's variables for the trace: each name, with the engine's type and short
+// rendering where the worker described it (Result.Locals covers the first names, in order).
+func locals(res repl.Result) []trace.Var {
+	vars := make([]trace.Var, 0, len(res.Vars))
+	for i, name := range res.Vars {
+		v := trace.Var{Name: name}
+		if i < len(res.Locals) && res.Locals[i].Name == name {
+			v.Type, v.Repr = res.Locals[i].Type, res.Locals[i].Repr
+		}
+		vars = append(vars, v)
+	}
+	return vars
 }
 
 // SubCall converts a controller sub-call into the trace's record.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/redact"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/trace"
@@ -60,5 +62,18 @@ func TestToolRows(t *testing.T) {
 	want := []string{"peek:a", "search:bad regex", "peek:149 more peek calls in this cell, counted but not recorded one by one"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("rows = %q; want %q", got, want)
+	}
+}
+
+// TestIterationLocals: a block's variables reach the trace with the engine's type and short
+// rendering where the worker described them, and by name alone past that.
+func TestIterationLocals(t *testing.T) {
+	res := repl.Result{Vars: []string{"lines", "n", "rest"},
+		Locals: []repl.Var{{Name: "lines", Type: "[]string", Repr: `["a" "b"]`, Len: 2}, {Name: "n", Type: "int", Repr: "2", Len: -1}}}
+	it := Iteration(controller.Iteration{Step: 1, Cells: []controller.Cell{{Code: "x", Result: res}}})
+	got := it.CodeBlocks[0].Locals
+	want := []trace.Var{{Name: "lines", Type: "[]string", Repr: `["a" "b"]`}, {Name: "n", Type: "int", Repr: "2"}, {Name: "rest"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("locals = %+v; want %+v", got, want)
 	}
 }
