@@ -23,7 +23,7 @@ const (
 	Loop        // the REPL loop, whatever the input size (--rlm, --dense)
 )
 
-// Defaults, from DESIGN.md's limits table.
+// Defaults, from docs/design.md's limits table.
 const (
 	DefaultMaxIterations = 25
 	DefaultMaxSubCalls   = 32

@@ -215,7 +215,7 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 }
 
 // streakCheck stops the run after DefaultFailedStreak iterations in a row in which no block
-// worked (DESIGN.md: consecutive failed steps, 3 → abort), with the fix for what kept failing.
+// worked (docs/design.md: consecutive failed steps, 3 → abort), with the fix for what kept failing.
 func (r *run) streakCheck(oc outcome) error {
 	if !oc.failed {
 		r.failedStreak = 0

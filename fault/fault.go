@@ -8,7 +8,7 @@ import (
 // Kind classifies a failure. The set is closed: use only the constants below.
 type Kind string
 
-// The kinds, in the order DESIGN.md lists them.
+// The kinds, in the order docs/design.md lists them.
 const (
 	Code       Kind = "code"        // the code raised an error (panic, exception, compile error)
 	Logic      Kind = "logic"       // the code ran but its answer is wrong or missing

@@ -160,7 +160,7 @@
 //	no model, empty request, unknown Request.Model   schema       (no call made)
 //
 // A backend that stays unavailable is a timeout, not a crash (no worker died)
-// nor a limit (no cap was hit): DESIGN.md's policy for timeout ("skipped when
+// nor a limit (no cap was hit): docs/design.md's policy for timeout ("skipped when
 // optional") is what a caller should do with a sub-call whose server is down.
 // The breaker's message starts with "Circuit breaker: API error rate", or, when
 // the last error was a failure to reach the server at all, with that failure

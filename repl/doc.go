@@ -1,7 +1,7 @@
 // Package repl is the sandboxed REPL: a Session runs cells of model-written Go or JavaScript in a
 // confined worker process and keeps their state across cells.
 //
-// The pipeline of one cell (DESIGN.md):
+// The pipeline of one cell (docs/design.md):
 //
 //  1. the parent sends the source to the worker over a JSON-lines protocol (protocol.go);
 //  2. the worker validates it (validator: size and depth pre-checks, then the AST policy) and

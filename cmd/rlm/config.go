@@ -14,7 +14,7 @@ import (
 
 // fileConfig is the part of a config file rlm reads: the project's ./rlm.toml, then the user's
 // RLM_HOME/config.toml. A flag beats the environment, which beats the project file, which beats
-// the user file, which beats the built-in default (DESIGN.md, "Limits").
+// the user file, which beats the built-in default (docs/design.md, "Limits").
 //
 //	[defaults]
 //	timeout = "30m"        # wall clock of a run

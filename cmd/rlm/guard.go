@@ -8,7 +8,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/guard"
 )
 
-// The environment of recursive runs and of the guardrails (DESIGN.md, "CLI contract"): the
+// The environment of recursive runs and of the guardrails (docs/design.md, "CLI contract"): the
 // command line reads it into rlm.Options, which checks it (package internal/guard).
 const (
 	envDepth     = "SFA_DEPTH"

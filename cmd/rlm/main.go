@@ -13,7 +13,7 @@ import (
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
-// Exit codes, from DESIGN.md's CLI contract.
+// Exit codes, from docs/design.md's CLI contract.
 const (
 	exitOK      = 0
 	exitFailed  = 1 // findings, limits, rejected code, crashes, model errors
