@@ -18,6 +18,7 @@ type localTools struct {
 	filesErr  error        // why the file tools are unavailable
 	blocked   []blockedRoot
 	fileCalls *tools.Counter // read_file, list_dir, file_info and grep calls this session
+	hints     hints          // notes on the running cell's regexes, appended to its output
 }
 
 // openLocalTools maps the context files from the descriptors the worker inherited: a confined
@@ -107,6 +108,9 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 		return s, true, toolErr(err)
 	case "count":
 		n, err := doc.Count(strArg(args, 1))
+		if err == nil && n == 0 {
+			t.hints.anchored(doc, "count", strArg(args, 1))
+		}
 		return n, true, toolErr(err)
 	case "search":
 		if len(args) > 3 {
@@ -115,6 +119,9 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 		r, err := doc.Search(strArg(args, 1), intArg(args, 2))
 		if err != nil {
 			return nil, true, toolErr(err)
+		}
+		if r.Total == 0 {
+			t.hints.anchored(doc, "search", strArg(args, 1))
 		}
 		return searchResult(r), true, nil
 	default: // chunk

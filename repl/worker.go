@@ -196,6 +196,9 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	log := wk.log
 	// A cell that left goroutines running asks for a new worker: that is the one way to stop
 	// them, so that they cannot print into, or call tools during, a later cell.
+	if wk.local != nil {
+		r.Stdout += wk.local.hints.take()
+	}
 	return &cellResult{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
 		Err: errorInfoOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,

@@ -1,0 +1,81 @@
+package repl
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"strings"
+	"sync"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/tools"
+)
+
+// maxHints bounds the notes one cell gets about its regexes.
+const maxHints = 3
+
+// hints are notes for the model about the cell running now, appended to its output when it
+// ends: a search or count whose ^ or $ anchors the whole text (no (?m)) and finds nothing,
+// where the same regex with (?m) would find lines. Models write grep-style anchors and read
+// "0 matches" as "not there".
+type hints struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+// anchored checks a search or count that found nothing; doc is the context it ran over.
+func (h *hints) anchored(doc *tools.Doc, name, pattern string) {
+	if !textAnchored(pattern) {
+		return
+	}
+	n, err := doc.Count("(?m)" + pattern)
+	if err != nil || n == 0 {
+		return
+	}
+	h.add(fmt.Sprintf("note: %s(%s, %q) found nothing: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q matches %s times.",
+		name, doc.Name(), pattern, "(?m)"+pattern, engine.Thousands(n)))
+}
+
+func (h *hints) add(note string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.notes) < maxHints {
+		h.notes = append(h.notes, note)
+	}
+}
+
+// take returns the cell's notes as lines to append to its output, and forgets them.
+func (h *hints) take() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.notes) == 0 {
+		return ""
+	}
+	s := strings.Join(h.notes, "\n") + "\n"
+	h.notes = nil
+	return s
+}
+
+// textAnchored reports whether pattern uses ^ or $ as anchors of the whole text: it parses
+// without (?m), and has a ^ or $ that is not a line anchor.
+func textAnchored(pattern string) bool {
+	if !strings.ContainsAny(pattern, "^$") {
+		return false
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	return hasTextAnchor(re)
+}
+
+func hasTextAnchor(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasTextAnchor(sub) {
+			return true
+		}
+	}
+	return false
+}
