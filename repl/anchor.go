@@ -31,8 +31,12 @@ func (h *hints) anchored(doc *tools.Doc, name, pattern string) {
 	if err != nil || n == 0 {
 		return
 	}
-	h.add(fmt.Sprintf("note: %s(%s, %q) found nothing: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q matches %s times.",
-		name, doc.Name(), pattern, "(?m)"+pattern, engine.Thousands(n)))
+	found := "1 match"
+	if n != 1 {
+		found = engine.Thousands(n) + " matches"
+	}
+	h.add(fmt.Sprintf("note: %s(%s, %q) found nothing: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q finds %s.",
+		name, doc.Name(), pattern, "(?m)"+pattern, found))
 }
 
 func (h *hints) add(note string) {

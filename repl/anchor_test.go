@@ -48,7 +48,7 @@ func TestAnchoredRegexGetsANote(t *testing.T) {
 			if testing.Verbose() {
 				t.Log(r.Stdout)
 			}
-			if !strings.Contains(lines[1], `"(?m)^\\S+ ERROR" matches `) {
+			if !strings.Contains(lines[1], `"(?m)^\\S+ ERROR" finds 9 matches.`) {
 				t.Errorf("note %q does not say what (?m) finds", lines[1])
 			}
 			for _, code := range []string{`print(count(context, "(?m)^\\S+ ERROR") > 0)`, `print(count(context, "^2026"))`} {
