@@ -153,8 +153,8 @@ func (m contextMeta) firstMessage(question string) string {
 		if i == 0 {
 			handle += " (also named context)"
 		}
-		fmt.Fprintf(&b, "Context file %s: %s, %s characters, %s lines, %s bytes. In code: %s.\n",
-			d.Name, filepath.Base(d.Path), num(d.Chars), num(shownLines(d)), num(d.Bytes), handle)
+		fmt.Fprintf(&b, "Context file %s: %s, %s characters, %s lines, %s bytes. In code: %s.%s\n",
+			d.Name, filepath.Base(d.Path), num(d.Chars), num(shownLines(d)), num(d.Bytes), handle, crlfNote(d))
 		if d.Tail == "" {
 			fmt.Fprintf(&b, "All of it:\n%s\n", fence(d.Head))
 			continue
@@ -166,6 +166,15 @@ func (m contextMeta) firstMessage(question string) string {
 	// (`original query: "…"`), so that it shows an rlm trace's question.
 	fmt.Fprintf(&b, "\nThe context is not in this conversation. Explore it with code, then call FINAL with the answer to the original query: \"%s\"", strings.ReplaceAll(question, `"`, "'"))
 	return b.String()
+}
+
+// crlfNote warns of Windows line endings seen in the previews: split on "\n" leaves a "\r" at the
+// end of every line (and of a CSV header's last key).
+func crlfNote(d docMeta) string {
+	if strings.Contains(d.Head, "\r\n") || strings.Contains(d.Tail, "\r\n") {
+		return ` Lines end with "\r\n" (Windows): trim the "\r" after splitting on "\n".`
+	}
+	return ""
 }
 
 // shownLines is the number of lines as a person counts them: a final newline ends the last

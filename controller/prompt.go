@@ -56,7 +56,7 @@ To finish, call FINAL(answer) (or FINAL_VAR("name")) in a code block; the run en
 
 // re2 is what the regexes of search, count and grep are in both languages: the host's, Go's
 // regexp.
-const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match at the start and end of the whole text unless (?m) (a search or count that finds nothing because of them gets a note that says so); (?i) ignores case; (?s) lets . match newlines"
+const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match at the start and end of the whole text unless (?m) (a search or count that finds fewer matches because of them than (?m) would gets a note that says so); (?i) ignores case; (?s) lets . match newlines"
 
 // hidable are the API functions whose names models give their own data (let count = 0, text :=
 // ...). In JS these are the only API names a top-level declaration may take (engine/js,

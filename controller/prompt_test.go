@@ -65,7 +65,7 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 	for _, want := range []string{
 		"llm_query(prompt string) string — one sub-model call; at most 5 per run",
 		"Sub-calls: 5 per run", "in at most 2 llm_query_batched calls, 3 run at a time",
-		"at most 2 batches per run, 3 prompts at a time",
+		"run 3 at a time, at most 2 batches per run",
 		"at most 6,000 characters per reply", "A block keeps only the first 50,000 characters",
 		"print(values ...any) — output shown to you; at most 6,000 characters per cell",
 		"a block is stopped after 45 s", "The whole run ends after 17 min",
@@ -161,5 +161,23 @@ func TestFirstMessageGolden(t *testing.T) {
 	}
 	if m.docs[0].Lines != 2001 || !strings.Contains(got, "2,000 lines") || !strings.Contains(got, "2 lines") {
 		t.Errorf("lines: the document counts %d (newlines plus one); the message must say 2,000 and 2:\n%s", m.docs[0].Lines, got)
+	}
+}
+
+// TestFirstMessageNamesCRLF: a file with Windows line endings is said to have them, with what
+// to do; one without gets no such note.
+func TestFirstMessageNamesCRLF(t *testing.T) {
+	dir := t.TempDir()
+	win, unix := filepath.Join(dir, "win.csv"), filepath.Join(dir, "unix.csv")
+	writeFile(t, win, strings.Repeat("id,notes\r\n1,ok\r\n", 40))
+	writeFile(t, unix, strings.Repeat("id,notes\n1,ok\n", 40))
+	m, err := describe(nil, []string{win, unix}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := m.firstMessage("q")
+	want := `Lines end with "\r\n" (Windows): trim the "\r" after splitting on "\n".`
+	if got := strings.Count(msg, want); got != 1 || !strings.Contains(msg, "win.csv, 640 characters, 80 lines, 640 bytes. In code: ctx0 (also named context). "+want) {
+		t.Errorf("first message:\n%s\nwant the CRLF note once, on win.csv", msg)
 	}
 }

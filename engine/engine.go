@@ -113,7 +113,7 @@ var API = []Func{
 	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped"},
 	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} of consecutive slices of size characters, each overlapping the one before by overlap; at most {Chunks}; peek reads a slice in one call only if size is at most {PeekChars}"},
 	{"llm_query", []Param{{"prompt", "string", One}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
-	{"llm_query_batched", []Param{{"prompts", "[]string", One}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; at most {Batches} batches per run, {BatchWidth} prompts at a time"},
+	{"llm_query_batched", []Param{{"prompts", "[]string", One}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run"},
 	{"read_file", []Param{{"path", "string", One}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
 	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots"},
 	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},

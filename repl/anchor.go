@@ -14,29 +14,37 @@ import (
 const maxHints = 3
 
 // hints are notes for the model about the cell running now, appended to its output when it
-// ends: a search or count whose ^ or $ anchors the whole text (no (?m)) and finds nothing,
-// where the same regex with (?m) would find lines. Models write grep-style anchors and read
-// "0 matches" as "not there".
+// ends: a search or count whose ^ or $ anchors the whole text (no (?m)) finds fewer matches
+// than the same regex with (?m) would. Models write grep-style anchors, and read "0 matches" as
+// "not there" and "1 match" (the first line's) as the count.
 type hints struct {
 	mu    sync.Mutex
 	notes []string
 }
 
-// anchored checks a search or count that found nothing; doc is the context it ran over.
-func (h *hints) anchored(doc *tools.Doc, name, pattern string) {
-	if !textAnchored(pattern) {
+// anchored checks a search or count that found got matches in all; doc is the context it ran
+// over. An anchor of the whole text matches once at most, so only got <= 1 is checked again.
+func (h *hints) anchored(doc *tools.Doc, name, pattern string, got int64) {
+	if got > 1 || !textAnchored(pattern) {
 		return
 	}
 	n, err := doc.Count("(?m)" + pattern)
-	if err != nil || n == 0 {
+	if err != nil || n <= got {
 		return
 	}
-	found := "1 match"
-	if n != 1 {
-		found = engine.Thousands(n) + " matches"
+	h.add(fmt.Sprintf("note: %s(%s, %q) found %s: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q finds %s.",
+		name, doc.Name(), pattern, matches(got), "(?m)"+pattern, matches(n)))
+}
+
+// matches counts in words: "nothing", "1 match", "15,975 matches".
+func matches(n int64) string {
+	switch n {
+	case 0:
+		return "nothing"
+	case 1:
+		return "1 match"
 	}
-	h.add(fmt.Sprintf("note: %s(%s, %q) found nothing: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q finds %s.",
-		name, doc.Name(), pattern, "(?m)"+pattern, found))
+	return engine.Thousands(n) + " matches"
 }
 
 func (h *hints) add(note string) {

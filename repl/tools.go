@@ -108,8 +108,8 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 		return s, true, toolErr(err)
 	case "count":
 		n, err := doc.Count(strArg(args, 1))
-		if err == nil && n == 0 {
-			t.hints.anchored(doc, "count", strArg(args, 1))
+		if err == nil {
+			t.hints.anchored(doc, "count", strArg(args, 1), n)
 		}
 		return n, true, toolErr(err)
 	case "search":
@@ -120,8 +120,8 @@ func (t *localTools) call(name string, args []any) (result any, handled bool, er
 		if err != nil {
 			return nil, true, toolErr(err)
 		}
-		if r.Total == 0 {
-			t.hints.anchored(doc, "search", strArg(args, 1))
+		if r.From == 0 {
+			t.hints.anchored(doc, "search", strArg(args, 1), r.Total)
 		}
 		return searchResult(r), true, nil
 	default: // chunk

@@ -138,11 +138,13 @@ func readLimited(name string, limit int) ([]byte, error) {
 }
 
 // printJSON writes v as indented JSON. Its strings are escaped for a terminal too (termsafe.JSON):
-// the output stays valid JSON that decodes to the same values.
+// the output stays valid JSON that decodes to the same values. &, < and > stay as they are (it is
+// not HTML, and an answer "A & B" reads as written).
 func printJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
