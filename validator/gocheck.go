@@ -66,7 +66,7 @@ func (g *goChecker) imports(f *ast.File) {
 			g.c.report(off, ImportForm, fmt.Sprintf("import path %q is relative or not canonical", p))
 		}
 		if err == nil && !g.allowed[p] {
-			g.c.report(off, ImportDenied, fmt.Sprintf("package %q is not allowed", p))
+			g.c.report(off, ImportDenied, fmt.Sprintf("package %q is not allowed%s", p, deniedHint(p)))
 		}
 	}
 }
@@ -195,7 +195,7 @@ func (g *goChecker) selector(n *ast.SelectorExpr) {
 		return
 	}
 	if x, ok := n.X.(*ast.Ident); ok && g.banned[x.Name] && !g.imported[x.Name] {
-		g.c.report(g.off(n.Pos()), PackageDenied, fmt.Sprintf("reference to %s.%s: package %s is not available", x.Name, n.Sel.Name, x.Name))
+		g.c.report(g.off(n.Pos()), PackageDenied, fmt.Sprintf("reference to %s.%s: package %s is not allowed%s", x.Name, n.Sel.Name, x.Name, deniedHint(x.Name)))
 	}
 }
 

@@ -57,7 +57,7 @@ var rules = map[Rule]ruleInfo{
 	Hang:       {"G12", "J15", "give the loop an exit (a break, return or bound)"},
 
 	ImportDenied:  {"G1", "", "only the allow-listed pure packages can be imported (rlm validate --policy lists them); use the session tools (peek, search, read_file, write_file) for I/O"},
-	PackageDenied: {"G1", "", "this package is not available in the sandbox; use the session tools (peek, search, read_file, write_file) instead"},
+	PackageDenied: {"G1", "", "use an allow-listed package (rlm validate --policy lists them), or the session tools (peek, search, read_file, write_file) for I/O"},
 	ImportForm:    {"G2", "", "import an allow-listed package by its plain path, without a name: import \"strings\""},
 	Directive:     {"G3", "", "remove the directive; compiler and interpreter directives are not allowed"},
 	Goroutine:     {"G4", "", "run the work sequentially, or use llm_query_batched for concurrent sub-calls"},
@@ -101,4 +101,23 @@ func Rules() []Rule {
 // message is the one place a finding's text is written: the specific detail, then the advice.
 func message(r Rule, detail string) string {
 	return detail + "; " + rules[r].advice
+}
+
+// deniedHints say why a package models often reach for is not needed: the fix, not the rule.
+var deniedHints = map[string]string{
+	"sync":      "cells run on one goroutine, so nothing needs a lock or a WaitGroup: drop it",
+	"os":        "read the context with peek, search, text or chunk, and files with read_file",
+	"io/ioutil": "read files with read_file",
+	"ioutil":    "read files with read_file",
+	"net/http":  "there is no network; ask a model with llm_query",
+	"http":      "there is no network; ask a model with llm_query",
+	"log":       "print with print or fmt.Println",
+}
+
+// deniedHint is "" or "; " and the hint for a denied package, by path or name.
+func deniedHint(pkg string) string {
+	if h, ok := deniedHints[pkg]; ok {
+		return "; " + h
+	}
+	return ""
 }

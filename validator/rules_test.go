@@ -235,3 +235,18 @@ func TestIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// TestDeniedPackageMessages: a denied package a model often reaches for is refused with the
+// fix, said once, whether imported or used without an import.
+func TestDeniedPackageMessages(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"var mu sync.Mutex\nmu.Lock()", "cell.go:1:8: package-denied: reference to sync.Mutex: package sync is not allowed; cells run on one goroutine, so nothing needs a lock or a WaitGroup: drop it; use an allow-listed package (rlm validate --policy lists them), or the session tools (peek, search, read_file, write_file) for I/O"},
+		{"import \"os\"\nprint(os.Args)", "cell.go:1:8: import-denied: package \"os\" is not allowed; read the context with peek, search, text or chunk, and files with read_file; only the allow-listed pure packages can be imported (rlm validate --policy lists them); use the session tools (peek, search, read_file, write_file) for I/O"},
+	} {
+		res, _ := validator.Validate(validator.Go, "cell.go", []byte(c.src), validator.Policy{})
+		err := res.Err()
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q:\n got  %v\n want %s", c.src, err, c.want)
+		}
+	}
+}
