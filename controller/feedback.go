@@ -61,21 +61,29 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 }
 
 // vars lists the session's variables, each with its type and length when the engine gave them
-// (locals): "Variables: lines []string(48213), counts map[string]int(17), n int".
-func (f *feedbackBuilder) vars(names []string, locals []repl.Var) {
-	if len(names) == 0 {
-		f.b.WriteString("Variables: none yet.\n")
-		return
-	}
+// (locals): "Variables: lines []string(48213), counts map[string]int(17), n int". partial are
+// those only a failed block introduced, listed apart: they exist, as far as the block got.
+func (f *feedbackBuilder) vars(names, partial []string, locals []repl.Var) {
 	byName := make(map[string]repl.Var, len(locals))
 	for _, v := range locals {
 		byName[v.Name] = v
 	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = varLabel(n, byName[n])
+	labels := func(names []string) string {
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = varLabel(n, byName[n])
+		}
+		return strings.Join(out, ", ")
 	}
-	fmt.Fprintf(&f.b, "Variables: %s\n", strings.Join(out, ", "))
+	switch {
+	case len(names) > 0:
+		fmt.Fprintf(&f.b, "Variables: %s\n", labels(names))
+	case len(partial) == 0:
+		f.b.WriteString("Variables: none yet.\n")
+	}
+	if len(partial) > 0 {
+		fmt.Fprintf(&f.b, "Variables a failed block introduced (they hold what it set before it stopped; a REPL restart would lose them): %s\n", labels(partial))
+	}
 }
 
 // varLabel is a variable as the feedback lists it: its name, its type, and its length in

@@ -36,9 +36,9 @@ func TestTimeoutStreakNamesCellTimeout(t *testing.T) {
 	}
 }
 
-// TestFailedBlockVariables: names only a failed block introduced are not listed as variables
-// (it may have stopped before assigning them, and a restart would not replay it), until a block
-// that works uses them.
+// TestFailedBlockVariables: names only a failed block introduced are not listed among the
+// variables (it may have stopped before assigning them, and a restart would not replay it), but
+// on a line of their own, with what they hold, until a block that works uses them.
 func TestFailedBlockVariables(t *testing.T) {
 	m := &scripted{replies: []string{
 		fenced("js", `let kept = 1; print(kept)`),
@@ -50,30 +50,29 @@ func TestFailedBlockVariables(t *testing.T) {
 	if out := Run(context.Background(), cfgFor(t, "js", m)); out.Err != nil {
 		t.Fatalf("Run: %v", out.Err)
 	}
-	vars := func(i int) string {
-		fb := lastFeedback(m, i)
-		return fb[strings.LastIndex(fb, "Variables:"):]
-	}
-	tests := []struct {
-		call      int
-		want, not []string
-	}{
-		{1, []string{"kept"}, nil},
-		{2, []string{"kept"}, []string{"ghost", "later"}},
-		{3, []string{"kept"}, []string{"ghost", "later"}},
-		{4, []string{"kept", "later"}, []string{"ghost"}},
-	}
-	for _, tc := range tests {
-		got := vars(tc.call)
-		for _, w := range tc.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("after reply %d: %q lacks %s", tc.call, got, w)
-			}
+	const partial = "Variables a failed block introduced (they hold what it set before it stopped; a REPL restart would lose them): "
+	line := func(fb, prefix string) string {
+		i := strings.Index(fb, prefix)
+		if i < 0 {
+			return ""
 		}
-		for _, n := range tc.not {
-			if strings.Contains(got, n) {
-				t.Errorf("after reply %d: %q lists %s, which only a failed block declared", tc.call, got, n)
-			}
+		return strings.SplitN(fb[i+len(prefix):], "\n", 2)[0]
+	}
+	for _, tc := range []struct {
+		call         int
+		vars, failed string
+	}{
+		{1, "kept number", ""},
+		{2, "kept number", "ghost undefined, later undefined"},
+		{3, "kept number", "ghost undefined, later undefined"},
+		{4, "kept number, later number", "ghost undefined"},
+	} {
+		fb := lastFeedback(m, tc.call)
+		if got := line(fb, "Variables: "); got != tc.vars {
+			t.Errorf("after reply %d: variables %q; want %q", tc.call, got, tc.vars)
+		}
+		if got := line(fb, partial); got != tc.failed {
+			t.Errorf("after reply %d: a failed block's variables %q; want %q", tc.call, got, tc.failed)
 		}
 	}
 }

@@ -174,7 +174,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 			return "", oc, err
 		}
 	}
-	fb.vars(r.vars(), r.sess.Locals())
+	fb.vars(r.vars(), r.partialVars(), r.sess.Locals())
 	return fb.text(2 * r.cfg.FeedbackChars), oc, nil
 }
 

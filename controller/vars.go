@@ -42,3 +42,15 @@ func (r *run) vars() []string {
 	}
 	return out
 }
+
+// partialVars is the variables only a failed block introduced: they exist, but may hold what
+// the block set before it stopped, or nothing.
+func (r *run) partialVars() []string {
+	var out []string
+	for _, v := range r.sess.Vars() {
+		if r.ghosts[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
