@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -26,8 +27,9 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 	}
 	switch {
 	case res.Stdout != "":
-		f.b.WriteString(clip(res.Stdout, limit))
-		if !strings.HasSuffix(res.Stdout, "\n") {
+		out := shownOutput(res.Stdout, limit)
+		f.b.WriteString(out)
+		if !strings.HasSuffix(out, "\n") {
 			f.b.WriteByte('\n')
 		}
 	case res.Err == nil:
@@ -130,6 +132,19 @@ func perBlock(total, blocks int) int {
 }
 
 const minBlockChars = 1000
+
+// shownOutput is a block's output as the feedback shows it, in limit characters. An output the
+// engine cut at its cap has lost its real end, so only its head is shown, with one line that
+// states how much the block printed; any other keeps its head and tail (clip).
+func shownOutput(out string, limit int) string {
+	kept, total, ok := engine.SplitTruncated(out)
+	if !ok {
+		return clip(out, limit)
+	}
+	r := []rune(kept)
+	shown := min(len(r), limit)
+	return string(r[:shown]) + fmt.Sprintf("\n[output cut: the block printed %s characters; the first %s are shown]\n", num(total), num(shown))
+}
 
 // clip keeps the head and the tail of s when it has more than limit characters, and states the
 // true length between them.

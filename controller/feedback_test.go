@@ -194,3 +194,22 @@ func TestFailedSlotText(t *testing.T) {
 		t.Errorf("answer = %q; want the good slot's answer and the failed one as \"error: \" and the reason", got)
 	}
 }
+
+// TestCappedOutputShownOnce: an output the engine cut at its cap is shown as its head and one
+// line with the true length, never as head and tail of the kept part with two markers.
+func TestCappedOutputShownOnce(t *testing.T) {
+	m := &scripted{replies: []string{
+		fenced("js", `for (let i = 0; i < 30000; i++) print("row " + i)`),
+		fenced("js", `FINAL("done")`),
+	}}
+	if out := Run(context.Background(), cfgFor(t, "js", m)); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	fb := lastFeedback(m, 1)
+	if strings.Contains(fb, "omitted") || strings.Contains(fb, "output truncated") {
+		t.Errorf("feedback has a second marker:\n%s", fb[max(0, len(fb)-400):])
+	}
+	if !strings.HasPrefix(fb, "row 0\nrow 1\n") || !strings.Contains(fb, "\n[output cut: the block printed 288,890 characters; the first 20,000 are shown]\n") {
+		t.Errorf("feedback head %q … tail %q; want the head and one line with the true length", fb[:20], fb[max(0, len(fb)-300):])
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -304,5 +305,5 @@ func (c *capture) String() string {
 	if c.n <= c.limit {
 		return c.b.String()
 	}
-	return fmt.Sprintf("%s\n[output truncated: %d characters in total, the first %d shown]\n", c.b.String(), c.n, c.limit)
+	return engine.Truncated(c.b.String(), c.n, c.limit)
 }

@@ -120,5 +120,5 @@ func (o *output) result() (string, bool) {
 	if o.total <= o.cap {
 		return o.b.String(), false
 	}
-	return o.b.String() + fmt.Sprintf("\n[output truncated: %d characters in total, the first %d shown]\n", o.total, o.cap), true
+	return engine.Truncated(o.b.String(), o.total, o.cap), true
 }
