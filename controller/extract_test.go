@@ -112,7 +112,7 @@ func TestCompactOversizedNewest(t *testing.T) {
 func TestFeedbackBounded(t *testing.T) {
 	var fb feedbackBuilder
 	for i := range 40 {
-		fb.cell(i, 40, repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(DefaultFeedbackChars, 40))
+		fb.cell(i, 40, "", repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(DefaultFeedbackChars, 40))
 	}
 	if got := len([]rune(fb.text(2 * DefaultFeedbackChars))); got > 2*DefaultFeedbackChars+200 {
 		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*DefaultFeedbackChars)

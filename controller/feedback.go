@@ -3,6 +3,8 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,7 +23,7 @@ type feedbackBuilder struct {
 
 // cell adds one block's outcome: its output (head and tail past limit characters), its error,
 // and what happened to the session.
-func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
+func (f *feedbackBuilder) cell(i, n int, code string, res repl.Result, limit int) {
 	if n > 1 {
 		fmt.Fprintf(&f.b, "Block %d of %d:\n", i+1, n)
 	}
@@ -36,7 +38,7 @@ func (f *feedbackBuilder) cell(i, n int, res repl.Result, limit int) {
 		f.b.WriteString("(nothing was printed)\n")
 	}
 	if res.Err != nil {
-		fmt.Fprintf(&f.b, "Error (%s): %s\n", kindName(res.Err), clip(res.Err.Error(), limit))
+		fmt.Fprintf(&f.b, "Error (%s): %s\n%s", kindName(res.Err), clip(res.Err.Error(), limit), sourceLine(code, res.Err.Error()))
 		if errors.Is(res.Err, fault.Timeout) {
 			fmt.Fprintf(&f.b, "The block ran past the block time limit (%s) and was stopped; the output above is what it printed before that. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout))
 		}
@@ -132,6 +134,24 @@ func perBlock(total, blocks int) int {
 }
 
 const minBlockChars = 1000
+
+// errPos finds the first position of a block in an error message: "cell.js:5:88: ...".
+var errPos = regexp.MustCompile(`\bcell\.(?:go|js):(\d+):(\d+)`)
+
+// sourceLine is the block's line an error points at, quoted after the error ("   5 | …"), so
+// that the model need not count lines; "" when the message names no line of the block.
+func sourceLine(code, msg string) string {
+	m := errPos.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	n, _ := strconv.Atoi(m[1])
+	lines := strings.Split(code, "\n")
+	if n < 1 || n > len(lines) || strings.TrimSpace(lines[n-1]) == "" {
+		return ""
+	}
+	return fmt.Sprintf("%5d | %s\n", n, clip(strings.TrimRight(lines[n-1], "\r"), 200))
+}
 
 // shownOutput is a block's output as the feedback shows it, in limit characters. An output the
 // engine cut at its cap has lost its real end, so only its head is shown, with one line that

@@ -213,3 +213,27 @@ func TestCappedOutputShownOnce(t *testing.T) {
 		t.Errorf("feedback head %q … tail %q; want the head and one line with the true length", fb[:20], fb[max(0, len(fb)-300):])
 	}
 }
+
+// TestErrorQuotesItsLine: an error that points at a line of the block is followed by that line,
+// in both languages; one that names no line is not.
+func TestErrorQuotesItsLine(t *testing.T) {
+	for _, c := range []struct{ lang, code, want string }{
+		{"js", "const rows = [\"a,b\"];\nconst n = rows.length;\nconst notes = rows.map(r => r.split(\",\")[5].trim());", "    3 | const notes = rows.map(r => r.split(\",\")[5].trim());\n"},
+		{"go", "rows := []string{\"a\"}\nn := len(rows)\nprint(rows[n])", "    3 | print(rows[n])\n"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			m := &scripted{replies: []string{fenced(c.lang, c.code), fenced(c.lang, `FINAL("x")`)}}
+			if out := Run(context.Background(), cfgFor(t, c.lang, m)); out.Err != nil {
+				t.Fatalf("Run: %v", out.Err)
+			}
+			fb := lastFeedback(m, 1)
+			i := strings.Index(fb, "Error (")
+			if i < 0 || !strings.Contains(fb[i:], "\n"+c.want) {
+				t.Errorf("feedback:\n%s\nwant the error followed by %q", fb, c.want)
+			}
+		})
+	}
+	if got := sourceLine("a\nb", "the sub-call cap was reached"); got != "" {
+		t.Errorf("sourceLine without a position = %q; want \"\"", got)
+	}
+}

@@ -91,7 +91,7 @@ func TestFeedbackWarnsBeforeTheSessionEnds(t *testing.T) {
 		{5, 0, "has died 5 times in this session; one more death will end the session"},
 	} {
 		var f feedbackBuilder
-		f.cell(0, 1, repl.Result{Stdout: "x\n", Rebuilt: true, Deaths: tc.deaths, RestartsLeft: tc.left}, 1000)
+		f.cell(0, 1, "", repl.Result{Stdout: "x\n", Rebuilt: true, Deaths: tc.deaths, RestartsLeft: tc.left}, 1000)
 		got := f.text(10_000)
 		if tc.want == "" && strings.Contains(got, "will end the session") || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("deaths %d: feedback %q; want %q", tc.deaths, got, tc.want)

@@ -168,7 +168,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		it.Cells = append(it.Cells, c)
 		it.SubCalls = append(it.SubCalls, c.SubCalls...)
 		r.cfg.Observer.Cell(c)
-		fb.cell(i, len(blocks), res, perBlock(r.cfg.FeedbackChars, len(blocks)))
+		fb.cell(i, len(blocks), code, res, perBlock(r.cfg.FeedbackChars, len(blocks)))
 		oc.add(res.Err)
 		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
 			return "", oc, err
