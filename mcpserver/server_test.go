@@ -76,12 +76,18 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 		t.Fatalf("%s: protocol error %v", name, err)
 	}
 	if out != nil && res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s: structured content %s: %v", name, b, err)
-		}
+		remarshal(t, res.StructuredContent, out)
 	}
 	return res
+}
+
+// remarshal decodes v (decoded JSON) into out.
+func remarshal(t *testing.T, v, out any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
 }
 
 func text(res *mcp.CallToolResult) string {
@@ -377,16 +383,7 @@ func TestAudit(t *testing.T) {
 
 func sessionTask(t *testing.T, home, id string) audit.Task {
 	t.Helper()
-	db, err := audit.Open(filepath.Join(home, "audit.db"), audit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tasks, err := db.Tasks(context.Background(), 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tk := range tasks {
+	for _, tk := range allTasks(t, home) {
 		if strings.Contains(tk.Question, id) {
 			return tk
 		}
