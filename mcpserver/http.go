@@ -32,7 +32,7 @@ const minToken = 32
 // o.AllowRemote is set with a token. Each request from a browser page on another origin, and
 // each whose Host header is not the loopback name it was sent to, is refused as well.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) error {
-	if err := checkAddr(addr, o); err != nil {
+	if err := CheckHTTP(addr, o); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -66,25 +66,27 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	return nil
 }
 
-// checkAddr refuses a non-loopback address without AllowRemote and a token, and a weak token.
-func checkAddr(addr string, o HTTPOptions) error {
+// CheckHTTP is ServeHTTP's check of its address and options, for a caller that wants to
+// refuse them before anything else: a non-loopback address without AllowRemote and a token,
+// and a token shorter than 32 characters.
+func CheckHTTP(addr string, o HTTPOptions) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("mcpserver: address %q: want HOST:PORT, such as 127.0.0.1:8765", addr)
+		return fmt.Errorf("address %q: want HOST:PORT, such as 127.0.0.1:8765", addr)
 	}
 	if o.Token != "" && len(o.Token) < minToken {
-		return fmt.Errorf("mcpserver: the bearer token has %d characters; use at least %d random ones (openssl rand -hex 32)", len(o.Token), minToken)
+		return fmt.Errorf("the bearer token has %d characters; use at least %d random ones (openssl rand -hex 32)", len(o.Token), minToken)
 	}
 	if o.AllowRemote {
 		if o.Token == "" {
-			return errors.New("mcpserver: a remote address needs a bearer token: pass --token-file FILE or set RLM_MCP_TOKEN")
+			return errors.New("a remote address needs a bearer token: pass --token-file FILE or set RLM_MCP_TOKEN")
 		}
 		return nil
 	}
 	if loopback(host) {
 		return nil
 	}
-	return fmt.Errorf("mcpserver: %s is not a loopback address: anyone who reaches it could run code and read the roots; use 127.0.0.1 or [::1], or pass --allow-remote with a bearer token (and put TLS in front)", addr)
+	return fmt.Errorf("%s is not a loopback address: anyone who reaches it could run code and read the roots; use 127.0.0.1 or [::1], or pass --allow-remote with a bearer token (and put TLS in front)", addr)
 }
 
 // loopback reports whether host names loopback addresses only ("" and 0.0.0.0 do not).

@@ -100,11 +100,17 @@ func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
 		return err
 	}
 	var ho mcpserver.HTTPOptions
-	if f.http != "" {
+	switch {
+	case f.http != "":
 		opts.Transport = "http"
 		if ho, err = f.httpOptions(); err != nil {
 			return err
 		}
+		if err := mcpserver.CheckHTTP(f.http, ho); err != nil {
+			return usageError{err}
+		}
+	case f.allowRemote || f.tokenFile != "":
+		return usagef("--allow-remote and --token-file go with --http ADDR")
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := mcpserver.New(opts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -165,10 +167,64 @@ func runClient(t *testing.T, node, dir string, env []string) {
 	t.Logf("TypeScript client: %s", last)
 }
 
-// TestMCPTypeScriptClient drives `rlm mcp` over stdio with the official TypeScript client
-// (@modelcontextprotocol/sdk): it lists the tools, keeps a session's state across calls, stops
-// a runaway loop, sees escapes rejected, and runs rlm_ask with the fake model over real HTTP.
+// TestMCPTypeScriptClient drives `rlm mcp` with the official TypeScript client
+// (@modelcontextprotocol/sdk), over stdio and over streamable HTTP with a bearer token: it
+// lists the tools, keeps a session's state across calls, stops a runaway loop, sees escapes
+// rejected, and runs rlm_ask with the fake model over real HTTP.
 func TestMCPTypeScriptClient(t *testing.T) {
 	node, dir := tsClient(t)
-	runClient(t, node, dir, fakeRLMModel(t))
+	t.Run("stdio", func(t *testing.T) {
+		runClient(t, node, dir, fakeRLMModel(t))
+	})
+	t.Run("http", func(t *testing.T) {
+		url := startHTTPServer(t, fakeRLMModel(t))
+		runClient(t, node, dir, []string{"MCP_URL=" + url, "MCP_TOKEN=" + mcpToken})
+	})
+}
+
+const mcpToken = "e2e-0123456789abcdef0123456789abcdef"
+
+// startHTTPServer starts `rlm mcp --http 127.0.0.1:0` with env and the token, and returns its
+// URL from the line it prints.
+func startHTTPServer(t *testing.T, env []string) string {
+	t.Helper()
+	demo, err := filepath.Abs("../../examples/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rlmBin, err := exec.LookPath("rlm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(rlmBin, "mcp", "--http", "127.0.0.1:0", "--root", demo, "--cell-timeout", "3s")
+	cmd.Env = append(os.Environ(), append(env, "RLM_HOME="+filepath.Join(t.TempDir(), "rlm"), envMCPToken+"="+mcpToken)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("rlm mcp --http after SIGTERM: %v", err)
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, url, ok := strings.Cut(sc.Text(), "serving "); ok {
+				lines <- strings.Fields(url)[0]
+			}
+		}
+	}()
+	select {
+	case url := <-lines:
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatal("rlm mcp --http printed no address in 30 s")
+	}
+	return ""
 }
