@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,12 +17,42 @@ import (
 )
 
 // records are the server's audit trail: its own task, whose tool-call rows are the MCP tool
-// calls, and the sessions' tasks.
+// calls, and the sessions' tasks. Rows of calls and cells are written by one goroutine, off the
+// calls' path and in order; tasks are started and finished at once.
 type records struct {
 	db       *audit.DB
 	task     string // the server's task
 	calls    atomic.Int64
 	sessions atomic.Int64
+
+	mu      sync.Mutex
+	closed  bool
+	queue   chan func()
+	written chan struct{} // closed when the queue is drained
+}
+
+// queueLen bounds the rows waiting to be written; past it a row is written by its caller.
+const queueLen = 1024
+
+// later queues a write; with the queue full it writes at once, so that no row is lost.
+func (r *records) later(write func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	select {
+	case r.queue <- write:
+	default:
+		write()
+	}
+}
+
+func (r *records) writer() {
+	defer close(r.written)
+	for write := range r.queue {
+		write()
+	}
 }
 
 func openRecords(o Options, roots []string) (*records, error) {
@@ -32,7 +63,7 @@ func openRecords(o Options, roots []string) (*records, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &records{db: db, task: audit.NewTaskID(time.Now())}
+	r := &records{db: db, task: audit.NewTaskID(time.Now()), queue: make(chan func(), queueLen), written: make(chan struct{})}
 	t := audit.Task{ID: r.task, Question: fmt.Sprintf("rlm mcp server (%s)", o.Transport), PID: os.Getpid(), CtxFiles: roots,
 		CtxMetadata: map[string]any{"source": "mcp", "role": "server", "transport": o.Transport, "max_sessions": o.MaxSessions}}
 	if len(o.Model.Models) > 0 {
@@ -42,6 +73,7 @@ func openRecords(o Options, roots []string) (*records, error) {
 		db.Close()
 		return nil, err
 	}
+	go r.writer()
 	return r, nil
 }
 
@@ -52,7 +84,7 @@ func (r *records) call(name string, args any, result string, callErr error, took
 	if callErr != nil {
 		c.Error = callErr.Error()
 	}
-	_ = r.db.RecordTool(context.Background(), c) // a lost row must not fail the agent's call
+	r.later(func() { _ = r.db.RecordTool(context.Background(), c) }) // a row that fails must not fail the agent's call
 }
 
 // startSession records a session as a task of its own.
@@ -84,7 +116,7 @@ func (r *records) cell(task string, n int, code string, res rlm.ExecResult, noVa
 	if res.Error != nil {
 		st.ErrorKind = res.Error.Kind
 	}
-	_ = r.db.RecordStep(context.Background(), st)
+	r.later(func() { _ = r.db.RecordStep(context.Background(), st) })
 }
 
 // endSession finishes a session's task: answered when the client closed it (its answer the
@@ -101,6 +133,11 @@ func (r *records) endSession(task, final string, why *rlm.Failure) {
 }
 
 func (r *records) close() error {
+	r.mu.Lock()
+	r.closed = true
+	close(r.queue)
+	r.mu.Unlock()
+	<-r.written
 	summary := fmt.Sprintf("%d tool calls, %d sessions", r.calls.Load(), r.sessions.Load())
 	err := r.db.FinishTask(context.Background(), r.task, audit.Answered, summary, nil)
 	if cerr := r.db.Close(); err == nil {
