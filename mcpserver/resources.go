@@ -15,13 +15,25 @@ const maxTrace = 16 << 20
 
 const tracePrefix = "rlm://trace/"
 
+// maxTraces is how many runs' traces the server lists, the newest; older ones stay on disk.
+const maxTraces = 100
+
 func traceURI(task string) string { return tracePrefix + task }
 
 // addTrace makes a run's trace a resource; clients that listen are told the list changed.
 func (s *Server) addTrace(task, path, question string) {
 	s.mu.Lock()
 	s.runs[task] = path
+	s.order = append(s.order, task)
+	var old string
+	if len(s.order) > maxTraces {
+		old, s.order = s.order[0], s.order[1:]
+		delete(s.runs, old)
+	}
 	s.mu.Unlock()
+	if old != "" {
+		s.mcp.RemoveResources(traceURI(old))
+	}
 	s.mcp.AddResource(&mcp.Resource{URI: traceURI(task), Name: "trace-" + task, Title: "rlm trace: " + clip(question, 80),
 		Description: "The JSONL trace of rlm run " + task + " (the reference RLM logger's format): " + clip(question, 200),
 		MIMEType:    "application/x-ndjson"}, s.readTrace)

@@ -67,6 +67,7 @@ type Server struct {
 	sessions map[string]*entry
 	slots    int               // workers held: open sessions and runs in flight
 	runs     map[string]string // task id -> trace path, for the resources
+	order    []string          // the runs' task ids, oldest first
 	closed   bool
 }
 

@@ -215,6 +215,26 @@ func TestSandboxSession(t *testing.T) {
 	}
 }
 
+// TestExecCancel: a client's cancellation stops a cell; the session lives on.
+func TestExecCancel(t *testing.T) {
+	_, cs := start(t, mcpserver.Options{})
+	o := open(t, cs, map[string]any{"lang": "js"})
+	call(t, cs, "sandbox_exec", map[string]any{"session": o.Session, "code": "let n = 1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{"session": o.Session, "code": "const t0 = Date.now(); while (Date.now() - t0 < 60000) {}"}})
+	if err == nil {
+		t.Fatal("the call was not cancelled")
+	}
+	// The next call waits for the cancelled cell to stop: well before its 60 s.
+	var r execOut
+	call(t, cs, "sandbox_exec", map[string]any{"session": o.Session, "code": "print(n + 1)"}, &r)
+	if r.Output != "2\n" || time.Since(start) > 20*time.Second {
+		t.Errorf("after the cancellation: %+v after %v; want 2 at once", r, time.Since(start))
+	}
+}
+
 // TestGoSession: a Go session, with the model's habits: a forgotten import, an escape.
 func TestGoSession(t *testing.T) {
 	_, cs := start(t, mcpserver.Options{})

@@ -22,7 +22,7 @@ import (
 // table is logged (go test ./cmd/rlm -run TestMCPLatency -v); the test fails only if a call
 // fails or returns the wrong value.
 func TestMCPLatency(t *testing.T) {
-	const opens, cells = 5, 200
+	const opens, cells = 9, 200
 	ctx := context.Background()
 	rlmBin, err := exec.LookPath("rlm")
 	if err != nil {
@@ -88,7 +88,7 @@ func TestMCPLatency(t *testing.T) {
 			t.Errorf("%s MCP: x = %q; want %d", lang, out, cells)
 		}
 		mcpCall(t, cs, "sandbox_close", map[string]any{"session": id})
-		row(&b, lang+" session open, median of 5", openDirect, openMCP, 50)
+		row(&b, lang+" session open, median of 9", openDirect, openMCP, 50)
 		row(&b, lang+" exec round trip p50 (200 cells)", execDirect, execMCP, 50)
 		row(&b, lang+" exec round trip p90", execDirect, execMCP, 90)
 	}
