@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -114,7 +115,8 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 
 // openError is the message of a session that did not open.
 func openError(err error) error {
-	if oe, ok := err.(*rlm.OptionError); ok {
+	var oe *rlm.OptionError
+	if errors.As(err, &oe) {
 		switch oe.Option {
 		case "Lang":
 			return fault.New(fault.Schema, "lang: %v", oe.Err)

@@ -164,6 +164,6 @@ func (s *Server) exec(ctx context.Context, e *entry, code string) (rlm.ExecResul
 	if res.Final != nil {
 		e.final = *res.Final
 	}
-	s.rec.cell(e.task, n, code, res, false)
+	s.rec.cell(e.task, n, code, res)
 	return res, n
 }
