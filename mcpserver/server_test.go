@@ -155,7 +155,7 @@ func TestListTools(t *testing.T) {
 // results structured as the REPL's.
 func TestSandboxSession(t *testing.T) {
 	_, cs := start(t, mcpserver.Options{})
-	o := open(t, cs, map[string]any{"lang": "js", "files": []string{"app.log"}, "cell_timeout_seconds": 1.5})
+	o := open(t, cs, map[string]any{"lang": "js", "files": []string{"app.log"}, "cell_timeout_seconds": 4})
 	if o.Lang != "js" || len(o.Files) != 1 || o.Files[0] != filepath.Join(demoDir, "app.log") || o.Isolation == "" || o.Workspace == "" {
 		t.Errorf("open = %+v", o)
 	}
@@ -330,15 +330,15 @@ func TestSessionLimit(t *testing.T) {
 // TestIdleTimeout: an idle session is closed and recorded as such; one in use is not.
 func TestIdleTimeout(t *testing.T) {
 	home := t.TempDir()
-	_, cs := start(t, mcpserver.Options{Home: home, IdleTimeout: 700 * time.Millisecond})
+	_, cs := start(t, mcpserver.Options{Home: home, IdleTimeout: 1200 * time.Millisecond})
 	o := open(t, cs, map[string]any{"lang": "js"})
 	// A cell longer than the idle timeout: the session is busy, not idle.
 	var r execOut
-	call(t, cs, "sandbox_exec", map[string]any{"session": o.Session, "code": "const t0 = Date.now(); while (Date.now() - t0 < 1000) {}; print('done')"}, &r)
+	call(t, cs, "sandbox_exec", map[string]any{"session": o.Session, "code": "const t0 = Date.now(); while (Date.now() - t0 < 2000) {}; print('done')"}, &r)
 	if r.Output != "done\n" {
 		t.Fatalf("a long cell: %+v", r)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(3500 * time.Millisecond)
 	res := call(t, cs, "sandbox_exec", map[string]any{"session": o.Session, "code": "print(1)"}, nil)
 	if !res.IsError || !strings.Contains(text(res), "idle") {
 		t.Errorf("after idling: %q; want the session gone", text(res))

@@ -196,7 +196,7 @@ func startHTTPServer(t *testing.T, env []string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(rlmBin, "mcp", "--http", "127.0.0.1:0", "--root", demo, "--cell-timeout", "3s")
+	cmd := exec.Command(rlmBin, "mcp", "--http", "127.0.0.1:0", "--root", demo, "--cell-timeout", "10s")
 	cmd.Env = append(os.Environ(), append(env, "RLM_HOME="+filepath.Join(t.TempDir(), "rlm"), envMCPToken+"="+mcpToken)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

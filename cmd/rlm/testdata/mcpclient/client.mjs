@@ -25,7 +25,7 @@ function transport() {
   for (const k of ["PATH", "HOME", "RLM_HOME", "RLM_BASE_URL", "RLM_API_KEY", "RLM_MODEL"]) {
     if (env[k] !== undefined) pass[k] = env[k];
   }
-  return new StdioClientTransport({ command: env.RLM_BIN, args: ["mcp", "--root", demo, "--cell-timeout", "3s"], env: pass, stderr: "inherit" });
+  return new StdioClientTransport({ command: env.RLM_BIN, args: ["mcp", "--root", demo, "--cell-timeout", "10s"], env: pass, stderr: "inherit" });
 }
 
 const client = new Client({ name: "rlm-ts-e2e", version: "1.0.0" });
@@ -49,7 +49,7 @@ async function call(name, args) {
 }
 
 // A session: state across calls, a runaway loop stopped by the timeout, escapes rejected.
-const opened = await call("sandbox_open", { lang: "js", files: ["app.log"], cell_timeout_seconds: 2 });
+const opened = await call("sandbox_open", { lang: "js", files: ["app.log"], cell_timeout_seconds: 4 });
 assert.ok(!opened.isError, textOf(opened));
 const sid = opened.structuredContent.session;
 assert.match(sid, /^s-[0-9a-f]{8}$/);
