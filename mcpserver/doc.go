@@ -19,9 +19,11 @@
 // # Limits
 //
 // At most Options.MaxSessions sessions and runs hold a worker at once (4); a session idle for
-// Options.IdleTimeout (10 min) is closed. A client names files and directories only inside
-// Options.Roots (realpath, symlinks resolved); a model's budgets come from Options.Model, and a
-// client may lower a run's limits but never raise them above the server's.
+// Options.IdleTimeout (10 min) is closed, and so is every session of a client connection that
+// ends; a session answers only the connection that opened it. A client names files and
+// directories only inside Options.Roots (checked by name, then again with symlinks resolved); a
+// run's budgets come from Options.Model, and a client may lower a run's limits but never raise
+// them above the server's.
 //
 // # Records
 //

@@ -68,6 +68,7 @@ type Server struct {
 	slots    int               // workers held: open sessions and runs in flight
 	runs     map[string]string // task id -> trace path, for the resources
 	order    []string          // the runs' task ids, oldest first
+	watched  map[*mcp.ServerSession]bool
 	closed   bool
 }
 
@@ -91,7 +92,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Transport == "" {
 		opts.Transport = "stdio"
 	}
-	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{}}
+	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{}, watched: map[*mcp.ServerSession]bool{}}
 	var err error
 	if s.given, s.roots, err = realRoots(opts.Roots); err != nil {
 		return nil, err

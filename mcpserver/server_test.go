@@ -349,6 +349,27 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestDisconnect: a client's sessions close when its connection ends, freeing their workers.
+func TestDisconnect(t *testing.T) {
+	home := t.TempDir()
+	srv, cs := start(t, mcpserver.Options{Home: home, MaxSessions: 1})
+	other := connect(t, srv, nil)
+	o := open(t, cs, map[string]any{"lang": "js"})
+	cs.Close()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var p openOut
+		if res := call(t, other, "sandbox_open", map[string]any{"lang": "js"}, &p); !res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slot of a disconnected client's session is still held after 20 s")
+		}
+	}
+	if task := sessionTask(t, home, o.Session); task.Status != audit.Aborted || !strings.Contains(task.ErrorMessage, "disconnected") {
+		t.Errorf("the session's record: %s %q; want ABORTED, its client disconnected", task.Status, task.ErrorMessage)
+	}
+}
+
 // TestAudit: the server's task lists every tool call; a session's task its cells, with the
 // validator's decision, and how it ended.
 func TestAudit(t *testing.T) {

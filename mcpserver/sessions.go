@@ -86,7 +86,31 @@ func (s *Server) add(e *entry) error {
 	e.lastUsed = time.Now()
 	s.sessions[e.id] = e
 	e.timer = time.AfterFunc(s.opts.IdleTimeout, func() { s.reap(e) })
+	if e.owner != nil && !s.watched[e.owner] {
+		s.watched[e.owner] = true
+		go s.watch(e.owner)
+	}
 	return nil
+}
+
+// watch closes the sessions of a client connection once it ends (stdio's end of input, an
+// HTTP session deleted or timed out), so that they free their workers at once.
+func (s *Server) watch(owner *mcp.ServerSession) {
+	_ = owner.Wait()
+	s.mu.Lock()
+	delete(s.watched, owner)
+	var gone []*entry
+	for id, e := range s.sessions {
+		if e.owner == owner {
+			delete(s.sessions, id)
+			e.timer.Stop()
+			gone = append(gone, e)
+		}
+	}
+	s.mu.Unlock()
+	for _, e := range gone {
+		s.finishSession(e, rlm.Failure{Kind: fault.Limit, Message: "closed when its client disconnected"})
+	}
 }
 
 // acquire finds the session id for a call from owner and marks it busy (its idle timer
