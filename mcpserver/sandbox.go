@@ -96,7 +96,7 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 		s.release()
 		return nil, out, openError(err)
 	}
-	e := &entry{id: newID(), lang: in.Lang, s: sess, owner: req.Session}
+	e := &entry{id: s.newID(), lang: in.Lang, s: sess, owner: req.Session}
 	if e.lang == "" {
 		e.lang = "go"
 	}

@@ -22,24 +22,30 @@ type entry struct {
 	lang  string
 	s     *rlm.Session
 	owner *mcp.ServerSession // the client connection that opened it; only it may use it
-	task  string             // its audit task
+	task  string             // its audit task ("" if recording it failed)
 	timer *time.Timer        // the idle timeout, stopped while a cell runs
 
 	// guarded by Server.mu
 	busy     int
 	lastUsed time.Time
 
-	mu    sync.Mutex // orders cells and the record of the last FINAL
+	mu    sync.Mutex // orders cells and guards what follows
 	cells int
 	final string
 }
 
-// newID is a session id: short for a model to copy, random so that one client cannot guess
-// another's (and each is bound to its connection anyway).
-func newID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "s-" + hex.EncodeToString(b[:])
+// newID is a new session id: short for a model to copy, random so that one client cannot
+// guess another's (and each is bound to its connection anyway), and not one that is open.
+func (s *Server) newID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		if id := "s-" + hex.EncodeToString(b[:]); s.sessions[id] == nil {
+			return id
+		}
+	}
 }
 
 // reserve takes a worker slot, or says what is open and what to do.
