@@ -63,6 +63,10 @@ const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match a
 // shadowable); in Go any API name may be declared, and these are the likely ones.
 const hidable = "text, count, length, peek, search, chunk"
 
+// LangNotes are what code's author must know about the session language lang ("go" or "js"),
+// one fact a line, as the system prompt states them: an MCP client's model reads the same.
+func LangNotes(lang string) []string { return langNotes(lang) }
+
 // langNotes are what the model must know about the session language, one fact a line.
 func langNotes(lang string) []string {
 	contexts := "Each context file is a variable: ctx0 (also named context), ctx1, ctx2, …, in the order the first message lists them."

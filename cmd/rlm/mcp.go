@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/mcpserver"
+	"github.com/rlm-sandbox/rlm/repl"
+)
+
+// envMCPToken is the bearer token of `rlm mcp --http`, when --token-file is not given.
+const envMCPToken = "RLM_MCP_TOKEN"
+
+type mcpFlags struct {
+	http          string
+	allowRemote   bool
+	tokenFile     string
+	roots         []string
+	maxSessions   int
+	idleTimeout   time.Duration
+	cellTimeout   time.Duration
+	timeout       time.Duration
+	model         string
+	replay        string
+	maxIterations int
+	maxSubCalls   int
+	maxCalls      int
+	maxTokens     int
+	allowDegraded bool
+	noLog         bool
+}
+
+func newMCPCmd() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "mcp [--root DIR]... [--http ADDR [--allow-remote --token-file FILE]] [flags]",
+		Short: "Serve rlm's sandbox and RLM runs to an agent over the Model Context Protocol",
+		Long: `Mcp serves rlm to an agent (Claude Desktop, Claude Code, any MCP client) over stdio, or over
+streamable HTTP with --http ADDR. Tools:
+  sandbox_open, sandbox_exec, sandbox_close  a confined Go/JS session for the agent's own code
+  rlm_ask                                    a whole RLM run: answer a question about files
+  validate                                   check code against the sandbox policy
+Resources: the traces of this server's runs (rlm://trace/TASK_ID).
+
+Clients may name files and directories under the --root directories only (default: the current
+directory; symlinks are resolved before the check). At most --max-sessions sessions and runs
+hold a worker at once; a session idle for --idle-timeout is closed. rlm_ask uses the model of
+rlm run (RLM_BASE_URL, RLM_API_KEY, RLM_MODEL or --model) and its budgets; a client may lower
+the limits of a run, never raise them. Every tool call and session goes to the audit trail
+under RLM_HOME.
+
+--http listens on a loopback address only (127.0.0.1:PORT or [::1]:PORT), unless --allow-remote,
+which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
+clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
+address. SIGINT or SIGTERM stops the server and closes its sessions.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCP(cmd.Context(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (loopback host:port) instead of stdio")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs a bearer token)")
+	fl.StringVar(&f.tokenFile, "token-file", "", "read the bearer token of --http from `FILE` (default: $"+envMCPToken+")")
+	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` whose files clients may name (repeatable; default: the current directory)")
+	fl.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "sessions and runs holding a worker at once")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close a session unused this long")
+	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell (a client may ask for less)")
+	fl.DurationVar(&f.timeout, "timeout", defaultRunTimeout, "wall clock of one rlm_ask run (a client may ask for less)")
+	fl.StringVar(&f.model, "model", "", "rlm_ask's root model (default: RLM_MODEL, then defaults.model in rlm.toml)")
+	fl.StringVar(&f.replay, "replay", "", "answer rlm_ask with a scripted model from `FILE` (see examples/demo/model.json)")
+	fl.IntVar(&f.maxIterations, "max-iterations", controller.DefaultMaxIterations, "root iterations of one run")
+	fl.IntVar(&f.maxSubCalls, "max-subcalls", controller.DefaultMaxSubCalls, "sub-calls of one run")
+	fl.IntVar(&f.maxCalls, "max-calls", 80, "model API calls of one run")
+	fl.IntVar(&f.maxTokens, "max-tokens", 200_000, "tokens of one run (prompt + completion)")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run code even when confinement is below the minimum")
+	fl.BoolVar(&f.noLog, "no-log", false, "write no daily log for runs (also SFA_NO_LOG=1)")
+	return cmd
+}
+
+func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	var ho mcpserver.HTTPOptions
+	switch {
+	case f.http != "":
+		opts.Transport = "http"
+		if ho, err = f.httpOptions(); err != nil {
+			return err
+		}
+		if err := mcpserver.CheckHTTP(f.http, ho); err != nil {
+			return usageError{err}
+		}
+	case f.allowRemote || f.tokenFile != "":
+		return usagef("--allow-remote and --token-file go with --http ADDR")
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := mcpserver.New(opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if f.http == "" {
+		// stdout carries the protocol: nothing else may write there.
+		return srv.Run(ctx, &mcp.StdioTransport{})
+	}
+	ho.Ready = func(a net.Addr) {
+		fmt.Fprintf(stderr, "rlm mcp: serving http://%s/ (roots %s)\n", a, strings.Join(opts.Roots, ", "))
+	}
+	return srv.ServeHTTP(ctx, f.http, ho)
+}
+
+// options turns the flags, the environment and the config files into the server's options.
+func (f mcpFlags) options() (mcpserver.Options, error) {
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"--max-sessions", f.maxSessions}, {"--max-iterations", f.maxIterations}, {"--max-subcalls", f.maxSubCalls}, {"--max-calls", f.maxCalls}, {"--max-tokens", f.maxTokens}} {
+		if l.v < 1 {
+			return mcpserver.Options{}, usagef("%s must be at least 1, got %d", l.name, l.v)
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--idle-timeout", f.idleTimeout}, {"--cell-timeout", f.cellTimeout}, {"--timeout", f.timeout}} {
+		if _, err := positive(d.name, d.v); err != nil {
+			return mcpserver.Options{}, err
+		}
+	}
+	roots, err := mcpRoots(f.roots)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
+	home := rlmHome()
+	fc, err := loadConfig(home)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
+	var model llm.Config
+	if f.replay == "" && modelConfigured(f.model, fc) {
+		if model, err = modelConfig(f.model, fc); err != nil {
+			return mcpserver.Options{}, err
+		}
+	}
+	model.MaxCalls, model.MaxTokens = f.maxCalls, f.maxTokens
+	replay := f.replay
+	if replay != "" {
+		if replay, err = filepath.Abs(replay); err != nil {
+			return mcpserver.Options{}, usageError{err}
+		}
+	}
+	return mcpserver.Options{
+		Home: home, Roots: roots, Model: model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
+		CellTimeout: f.cellTimeout, Timeout: f.timeout, MaxIterations: f.maxIterations, Limits: engine.Limits{SubCalls: f.maxSubCalls},
+		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: version(),
+	}, nil
+}
+
+// mcpRoots are the --root directories, or the current directory; never / by default.
+func mcpRoots(flags []string) ([]string, error) {
+	if len(flags) > 0 {
+		for _, r := range flags {
+			if st, err := os.Stat(r); err != nil || !st.IsDir() {
+				return nil, usagef("--root %s: not a directory", r)
+			}
+		}
+		return flags, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, usagef("the current directory: %v; pass --root DIR", err)
+	}
+	if wd == string(filepath.Separator) {
+		return nil, usagef("the current directory is /, which would let clients name every file: pass --root DIR for the directories they may read")
+	}
+	return []string{wd}, nil
+}
+
+func (f mcpFlags) httpOptions() (mcpserver.HTTPOptions, error) {
+	o := mcpserver.HTTPOptions{AllowRemote: f.allowRemote, Token: os.Getenv(envMCPToken)}
+	if f.tokenFile != "" {
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return o, usageError{err}
+		}
+		o.Token = strings.TrimSpace(string(b))
+	}
+	return o, nil
+}
+
+// version is the module's version as built ("(devel)" from a work tree).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

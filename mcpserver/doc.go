@@ -1,0 +1,40 @@
+// Package mcpserver serves rlm to agents over the Model Context Protocol: `rlm mcp`.
+//
+// The server is a client of package rlm (the module root) and offers five tools:
+//
+//   - rlm_ask: one whole Recursive Language Model run over files (rlm.Ask): the answer, the
+//     usage, the task id and the trace's path. Its steps go out as MCP progress notifications
+//     when the request carries a progress token, and a client's cancellation stops the run as
+//     SIGINT stops `rlm run` (the task is recorded as failed, the worker and sub-runs stop).
+//   - sandbox_open, sandbox_exec, sandbox_close: a persistent confined session (rlm.OpenSession)
+//     for the agent's own Go or JavaScript, with the validator, caps, per-cell timeout and
+//     output cap of `rlm repl`; results carry output, FINAL, error kind and position, and the
+//     session's variables, as the REPL's do.
+//   - validate: the validator alone, on code the agent has not run yet.
+//
+// Every tool has a JSON schema for its input and its output. Failures are tool results with
+// isError set and a message that says what to do next, so that the model calling the tool can
+// fix its call in one turn; protocol errors are kept for malformed requests.
+//
+// # Limits
+//
+// At most Options.MaxSessions sessions and runs hold a worker at once (4); a session idle for
+// Options.IdleTimeout (10 min) is closed, and so is every session of a client connection that
+// ends; a session answers only the connection that opened it. A client names files and
+// directories only inside Options.Roots (checked by name, then again with symlinks resolved); a
+// run's budgets come from Options.Model, and a client may lower a run's limits but never raise
+// them above the server's.
+//
+// # Records
+//
+// The server is a task in the audit trail of Options.Home: each tool call is one of its
+// tool-call rows (name, arguments in short, result, error, duration). Each sandbox session is a
+// task of its own whose steps are its cells; each rlm_ask run is recorded by rlm.Ask as `rlm
+// run` records it. The traces of this server's runs are its resources (rlm://trace/TASK_ID).
+//
+// # Transports
+//
+// Run serves one client over a transport (stdio: mcp.StdioTransport). ServeHTTP serves the
+// streamable HTTP transport on loopback only, unless HTTPOptions.AllowRemote is set together
+// with a bearer token, which every request must then carry.
+package mcpserver
