@@ -224,13 +224,14 @@ type Report struct {
 	Layers      []LayerReport `json:"layers"`
 }
 
-// MarshalJSON writes the report with its verdict string.
+// MarshalJSON writes the report with its verdict string and its Summary (DefaultMinimum).
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	return json.Marshal(struct {
 		plain
-		Verdict string `json:"verdict"`
-	}{plain(r), r.Verdict().String()})
+		Verdict string   `json:"verdict"`
+		Summary []string `json:"summary"`
+	}{plain(r), r.Verdict().String(), r.Summary(DefaultMinimum)})
 }
 
 func newReport() Report {
