@@ -209,21 +209,6 @@ func deref(s *string) string {
 	return *s
 }
 
-// TestConfinedWorker runs the real engine in a fully confined worker: the layers are applied,
-// the context is readable, and a cell reads it through the tools.
-func TestConfinedWorker(t *testing.T) {
-	s := open(t, confinedOptions(t, "js"))
-	iso := s.Isolation()
-	t.Logf("isolation: %s\n%s", iso.Verdict, strings.Join(iso.Layers, "\n"))
-	if !strings.HasPrefix(iso.Verdict, "full") && !strings.HasPrefix(iso.Verdict, "degraded") {
-		t.Fatalf("verdict %q: the sandbox layers were not applied", iso.Verdict)
-	}
-	r := s.Exec(context.Background(), `print(length(context), count(context, "ERROR"))`)
-	if r.Err != nil || strings.TrimSpace(r.Stdout) != "7362 9" {
-		t.Fatalf("cell in a confined worker: %q %v", r.Stdout, r.Err)
-	}
-}
-
 // retry gives a session whose worker was killed by the previous cell one more cell; a replay of
 // a journal may itself be cut short by a cell that now fails differently.
 func retry(s *Session, r *Result) bool {
