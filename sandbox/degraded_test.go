@@ -42,8 +42,8 @@ func TestDegradedReport(t *testing.T) {
 		t.Errorf("Check with AllowDegraded = %v", err)
 	}
 	sum := strings.Join(r.Summary(0), "\n")
-	for _, want := range []string{"untrusted code: refused", "separate worker process", "no landlock, which would stop",
-		"no net_ns, which would stop: the network", "all of your user's rights"} {
+	for _, want := range []string{"untrusted code: refused", "separate worker process", "missing landlock, which would stop reading",
+		"missing net_ns, which would stop the network", "all of your user's rights"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}

@@ -23,6 +23,9 @@ var nsFlags = []struct {
 }
 
 func command(ctx context.Context, cfg Config, ns Layer) (*exec.Cmd, error) {
+	if portable {
+		return portableCommand(ctx, cfg, "/proc/self/exe")
+	}
 	// The magic link is resolved by the child itself, so it works even when the binary lies in
 	// a directory the worker's uid cannot search (/root/go/bin).
 	cmd, err := newCommand(ctx, cfg, hostNamespaces(), "/proc/self/exe")
@@ -36,6 +39,9 @@ func command(ctx context.Context, cfg Config, ns Layer) (*exec.Cmd, error) {
 // fitNamespaces marks the other namespaces missing when there is no user namespace and the
 // parent is not root: creating them needs one or the other.
 func fitNamespaces(r *Report) {
+	if portable {
+		return
+	}
 	if r.Present()&UserNS != 0 || os.Geteuid() == 0 {
 		return
 	}

@@ -126,3 +126,19 @@ func closeInherited(dir string, extra int) error {
 	}
 	return nil
 }
+
+// portableCommand starts the worker where Linux's layers are not used (macOS; Linux built with
+// -tags rlm_portable): in a new session (its own process group, no controlling terminal); a root
+// parent's worker drops to the unprivileged uid with setuid, as on Linux without user
+// namespaces. There is no Pdeathsig: the worker watches its parent instead (watchParent).
+func portableCommand(ctx context.Context, cfg Config, self string) (*exec.Cmd, error) {
+	cmd, err := newCommand(ctx, cfg, nil, self)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cfg.wanted()&UserNS != 0 && os.Geteuid() == 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cfg.UID, Gid: cfg.GID}
+	}
+	return cmd, nil
+}

@@ -12,7 +12,7 @@ var layerStops = map[Layer]string{
 	UserNS:     "running with your uid (the worker gets an unmapped, unprivileged one)",
 	NetNS:      "the network, including services on localhost",
 	PidNS:      "seeing and signalling your other processes",
-	MountNS:    "a mount table of its own",
+	MountNS:    "mounts that your other processes would see (seccomp also denies mount)",
 	IPCNS:      "System V IPC and POSIX message queues shared with your other processes",
 	UTSNS:      "changing the host name",
 }
@@ -40,7 +40,7 @@ func (r Report) Summary(minimum Layer) []string {
 	}
 	out = append(out, "model code runs in "+in)
 	for _, l := range v.Missing.List() {
-		out = append(out, fmt.Sprintf("no %s, which would stop: %s", l, layerStops[l]))
+		out = append(out, fmt.Sprintf("missing %s, which would stop %s", l, layerStops[l]))
 	}
 	if v.Level == "none" {
 		out = append(out, "code that gets past the validator and the allow-lists runs with all of your user's rights: "+

@@ -28,6 +28,9 @@ var errMissing = errors.New("not offered by this kernel")
 // a fault.Denied error when a layer fails, or when the result is below cfg.Minimum and
 // cfg.AllowDegraded is false; the worker must then exit without running code.
 func Apply(cfg Config) (Report, error) {
+	if portable {
+		return applyDegraded(cfg)
+	}
 	cfg = cfg.withDefaults()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

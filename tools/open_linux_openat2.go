@@ -1,4 +1,4 @@
-//go:build linux && !rlm_portable_files
+//go:build linux && !rlm_portable
 
 package tools
 

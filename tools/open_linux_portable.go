@@ -1,10 +1,10 @@
-//go:build linux && rlm_portable_files
+//go:build linux && rlm_portable
 
 package tools
 
 import "golang.org/x/sys/unix"
 
-// Built with -tags rlm_portable_files, Linux makes the choices macOS makes: no openat2 and no
+// Built with -tags rlm_portable, Linux makes the choices macOS makes: no openat2 and no
 // O_PATH, so the whole pipeline (the worker's file tools, the corpus's path-guard cases) can be
 // tested in the portable mode here. .ci/run runs those tests so; a release never has the tag.
 

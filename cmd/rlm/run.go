@@ -38,7 +38,7 @@ func (f *sessionFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
 	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run model code even where confinement is below the minimum (macOS: always),\nwith rlimits, the validator and the allow-lists only (rlm isolation says what is missing)")
 }
 
 // options turns the flags into session options, checking the context files exist.
