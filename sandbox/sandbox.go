@@ -125,7 +125,7 @@ type Config struct {
 	GID           uint32 `json:"gid,omitempty"`             // worker gid; default 65534
 
 	// Parent side only.
-	Path       string     `json:"-"` // binary to run; default /proc/self/exe (this binary)
+	Path       string     `json:"-"` // binary to run; default this binary (/proc/self/exe on Linux)
 	Args       []string   `json:"-"` // arguments after argv[0], e.g. the hidden subcommand
 	Env        []string   `json:"-"` // extra KEY=VALUE entries; the worker gets only PATH besides
 	ExtraFiles []*os.File `json:"-"` // descriptors 3, 4, ... in the worker; none by default
