@@ -35,8 +35,11 @@ func (r Report) Summary(minimum Layer) []string {
 		out = append(out, "untrusted code: runs; the missing layers are not in the minimum ("+minimum.String()+")")
 	}
 	in := "a separate worker process in its own process group, killed at the hard deadline, behind the validator and the interpreters' allow-lists"
-	if r.Present()&Rlimits != 0 {
-		in += ", under the rlimits above"
+	switch p := r.Present(); {
+	case p == Rlimits:
+		in += ", under rlimits only"
+	case p != 0:
+		in += ", with " + p.String()
 	}
 	out = append(out, "model code runs in "+in)
 	for _, l := range v.Missing.List() {
