@@ -65,7 +65,14 @@ type Options struct {
 	Depth    int
 	DepthCap int
 
-	AllowDegraded bool // run even when the machine's confinement is below the minimum
+	// AllowDegraded runs model code even where the machine's confinement is below the minimum
+	// (rlimits, no_new_privs, Landlock, seccomp): always on macOS and other non-Linux systems,
+	// and on Linux without Landlock or seccomp. Without it such a run fails with a
+	// fault.Denied error that names what is missing. With it, code still runs in a separate
+	// worker process with rlimits, behind the validator and the interpreters' allow-lists, and
+	// the file tools still check every path against the roots; but code that gets past those
+	// has the user's rights (files, network, processes). CLI: --allow-degraded.
+	AllowDegraded bool
 	NoValidate    bool // run cells without the validator (to test the lower layers alone)
 
 	// Progress gets rlm's progress lines, "[agent:NAME] ..." (nil: none). A question run
@@ -273,8 +280,8 @@ type SessionOptions struct {
 	Limits        Limits        // per call, per cell and per session caps
 	Quota         Quota         // what write_file may leave in the workspace
 	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
-	AllowDegraded bool
-	NoValidate    bool
+	AllowDegraded bool          // as Options.AllowDegraded
+	NoValidate    bool          // as Options.NoValidate
 }
 
 // Session is a confined REPL session: each cell is validated, then run in a worker process

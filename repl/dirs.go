@@ -37,7 +37,7 @@ func identify(f *os.File) (fileID, error) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return fileID{}, err
 	}
-	return fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
 }
 
 // unchanged checks that the context files are as they were when the session opened them: a

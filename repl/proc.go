@@ -71,7 +71,7 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 	if o.Unconfined {
 		cmd := exec.Command(wc.Path, wc.Args...)
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = unconfinedAttr()
 		cmd.ExtraFiles = in.files
 		return cmd, nil
 	}

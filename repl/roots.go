@@ -62,13 +62,13 @@ func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
 }
 
 // reachable checks that this process may read (and, with write, create files) below the
-// directory fd, with faccessat2(AT_EMPTY_PATH) on the descriptor itself.
+// directory fd (accessDir).
 func reachable(fd int, write bool) error {
 	mode, want := uint32(unix.R_OK|unix.X_OK), "read"
 	if write {
 		mode, want = mode|unix.W_OK, "write in"
 	}
-	err := unix.Faccessat(fd, "", mode, unix.AT_EMPTY_PATH)
+	err := accessDir(fd, mode)
 	if err == nil {
 		return nil
 	}

@@ -433,14 +433,14 @@ func (s *Session) Close() error {
 
 // WorkerCommand says how to start a worker process.
 type WorkerCommand struct {
-	Path string   // default: /proc/self/exe (this binary, reachable even by an unprivileged worker)
+	Path string   // default: this binary (/proc/self/exe on Linux, reachable even by an unprivileged worker)
 	Args []string // default: ["__worker"]
 	Env  []string // extra environment entries; the worker otherwise gets only PATH
 }
 
 func (c WorkerCommand) resolve() WorkerCommand {
 	if c.Path == "" {
-		c.Path = "/proc/self/exe"
+		c.Path = selfExe()
 	}
 	if c.Args == nil {
 		c.Args = []string{"__worker"}

@@ -87,6 +87,17 @@
 // where Landlock or seccomp are missing. They do not stop file access as the worker uid
 // (world-readable files stay readable without Landlock).
 //
+// # macOS and other systems
+//
+// macOS has none of the layers above but rlimits. There Probe reports every other layer missing
+// (the verdict is none), Command refuses below the minimum unless AllowDegraded, and Apply gives
+// what every Unix has (degraded.go): RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE 0 and RLIMIT_CPU
+// (SIGXCPU ends the worker), a memory watchdog instead of RLIMIT_AS, and a parent watchdog
+// instead of Pdeathsig; a root parent's worker drops to the unprivileged uid with setuid.
+// Report.Summary says in plain words what that means for model code. Built with
+// -tags rlm_portable, Linux runs this same path (no Linux layer is used), so that it is tested
+// here; a release never has the tag. Other systems get no layer at all (other.go).
+//
 // # cgo
 //
 // Before Landlock ABI 8, go-landlock reaches the other threads through AllThreadsSyscall,

@@ -18,7 +18,12 @@ import (
 // with cfg; it returns the intermediate and the worker's pid.
 func startIntermediate(t *testing.T, cfg Config, noPdeathsig bool) (*exec.Cmd, int) {
 	t.Helper()
-	sp, _ := json.Marshal(spec{Mode: "busy"})
+	return startIntermediateSpec(t, cfg, spec{Mode: "busy"}, noPdeathsig)
+}
+
+func startIntermediateSpec(t *testing.T, cfg Config, worker spec, noPdeathsig bool) (*exec.Cmd, int) {
+	t.Helper()
+	sp, _ := json.Marshal(worker)
 	b, _ := json.Marshal(midSpec{Config: cfg, Env: []string{envChild + "=" + string(sp)}, NoPdeathsig: noPdeathsig})
 	exe, err := os.Executable()
 	must(t, err)

@@ -33,7 +33,8 @@ const (
 
 // spec says what the worker attempts after Apply. Every attempt prints one JSON line.
 type spec struct {
-	Mode      string   // "" (attempts), "alloc", "busy", "grandchild", "ready", "wait"
+	Mode      string   // "" (attempts), "alloc", "alloc-hold", "busy", "grandchild", "ready", "wait"
+	Degraded  bool     // confine with applyDegraded (what macOS runs) instead of Apply
 	Read      []string // files to read
 	Write     []string // files to create and write
 	WriteSize int      // bytes per write (default 16)
@@ -102,7 +103,11 @@ func child(raw string) int {
 		return 2
 	}
 	t0 := time.Now()
-	rep, err := Apply(cfg)
+	apply := Apply
+	if sp.Degraded {
+		apply = applyDegraded
+	}
+	rep, err := apply(cfg)
 	applyTime := time.Since(t0)
 	emit(map[string]any{"report": rep})
 	record("apply time", nil, applyTime.String())
@@ -115,6 +120,12 @@ func child(raw string) int {
 	case "alloc":
 		b := make([]byte, sp.Alloc)
 		record("alloc", nil, fmt.Sprint(len(b)))
+	case "alloc-hold":
+		b := make([]byte, sp.Alloc)
+		record("alloc", nil, fmt.Sprint(len(b)))
+		time.Sleep(2 * time.Second)
+		runtime.KeepAlive(b)
+		record("held", nil, "")
 	case "busy":
 		emit(step{Step: "busy", OK: true, Val: fmt.Sprint(os.Getpid())})
 		for {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -6,18 +6,19 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 )
 
-// Probe reports every layer missing: the OS layers are Linux-only.
+// Probe reports every layer missing: the worker has no confinement on this system.
 func Probe() Report {
 	r := newReport()
 	for _, l := range AllLayers.List() {
-		r.set(l, Missing, "not Linux")
+		r.set(l, Missing, "not on "+runtime.GOOS)
 	}
 	return r
 }
 
-// Apply applies nothing outside Linux; it refuses unless cfg.AllowDegraded is set.
+// Apply applies nothing here; it refuses unless cfg.AllowDegraded is set.
 func Apply(cfg Config) (Report, error) {
 	cfg = cfg.withDefaults()
 	r := maskReport(Probe(), cfg)
@@ -26,7 +27,7 @@ func Apply(cfg Config) (Report, error) {
 
 func fitNamespaces(*Report) {}
 
-// KillGroup kills the worker (outside Linux, the worker alone).
+// KillGroup kills the worker (here, the worker alone).
 func KillGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
 
 func command(ctx context.Context, cfg Config, _ Layer) (*exec.Cmd, error) {

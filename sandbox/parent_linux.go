@@ -2,12 +2,9 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"syscall"
 )
 
@@ -25,39 +22,26 @@ var nsFlags = []struct {
 	{UTSNS, syscall.CLONE_NEWUTS, "uts"},
 }
 
-// workerPATH is the only inherited-looking variable the worker gets.
-const workerPATH = "PATH=/usr/local/bin:/usr/bin:/bin"
-
 func command(ctx context.Context, cfg Config, ns Layer) (*exec.Cmd, error) {
-	if err := absPaths(&cfg); err != nil {
-		return nil, err
+	if portable {
+		return portableCommand(ctx, cfg, "/proc/self/exe")
 	}
-	wire, err := json.Marshal(wireConfig{Config: cfg, HostNS: hostNamespaces(), ExtraFiles: len(cfg.ExtraFiles)})
+	// The magic link is resolved by the child itself, so it works even when the binary lies in
+	// a directory the worker's uid cannot search (/root/go/bin).
+	cmd, err := newCommand(ctx, cfg, hostNamespaces(), "/proc/self/exe")
 	if err != nil {
 		return nil, err
 	}
-	path := cfg.Path
-	if path == "" {
-		// The magic link is resolved by the child itself, so it works even when the
-		// binary lies in a directory the worker's uid cannot search (/root/go/bin).
-		path = "/proc/self/exe"
-	}
-	cmd := exec.CommandContext(ctx, path, cfg.Args...)
-	cmd.Args[0] = "rlm-worker"
-	cmd.Env = append([]string{workerPATH}, cfg.Env...)
-	cmd.Env = append(cmd.Env, EnvConfig+"="+string(wire))
-	// Never the workspace: the worker's uid may be unable to reach it by name (the child's
-	// chdir would fail); it works in the workspace through a descriptor instead.
-	cmd.Dir = "/"
-	cmd.ExtraFiles = cfg.ExtraFiles
 	cmd.SysProcAttr = sysProcAttr(ns, cfg.wanted()&UserNS != 0, cfg.UID, cfg.GID)
-	cmd.Cancel = func() error { return KillGroup(cmd) }
 	return cmd, nil
 }
 
 // fitNamespaces marks the other namespaces missing when there is no user namespace and the
 // parent is not root: creating them needs one or the other.
 func fitNamespaces(r *Report) {
+	if portable {
+		return
+	}
 	if r.Present()&UserNS != 0 || os.Geteuid() == 0 {
 		return
 	}
@@ -66,30 +50,6 @@ func fitNamespaces(r *Report) {
 			r.set(f.layer, Missing, "needs a user namespace or root")
 		}
 	}
-}
-
-// absPaths makes the allowed paths absolute: the worker starts in another directory.
-func absPaths(cfg *Config) error {
-	var err error
-	abs := func(p string) string {
-		a, e := filepath.Abs(p)
-		if e != nil && err == nil {
-			err = e
-		}
-		return a
-	}
-	cfg.ReadFiles = slices.Clone(cfg.ReadFiles)
-	cfg.ReadDirs = slices.Clone(cfg.ReadDirs)
-	for i, p := range cfg.ReadFiles {
-		cfg.ReadFiles[i] = abs(p)
-	}
-	for i, p := range cfg.ReadDirs {
-		cfg.ReadDirs[i] = abs(p)
-	}
-	if cfg.Workspace != "" {
-		cfg.Workspace = abs(cfg.Workspace)
-	}
-	return err
 }
 
 // sysProcAttr builds the attributes of the worker: a new session (so its own process
@@ -123,19 +83,6 @@ func sysProcAttr(ns Layer, dropUID bool, uid, gid uint32) *syscall.SysProcAttr {
 		a.Credential = &syscall.Credential{Uid: uid, Gid: gid}
 	}
 	return a
-}
-
-// KillGroup sends SIGKILL to the worker's process group (the worker and everything it
-// started). It is the hard deadline and what cancelling Command's context does.
-func KillGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return errors.New("sandbox: worker not started")
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }
 
 // hostNamespaces returns this process's namespace identities ("net:[4026531840]"), so

@@ -125,7 +125,7 @@ type Config struct {
 	GID           uint32 `json:"gid,omitempty"`             // worker gid; default 65534
 
 	// Parent side only.
-	Path       string     `json:"-"` // binary to run; default /proc/self/exe (this binary)
+	Path       string     `json:"-"` // binary to run; default this binary (/proc/self/exe on Linux)
 	Args       []string   `json:"-"` // arguments after argv[0], e.g. the hidden subcommand
 	Env        []string   `json:"-"` // extra KEY=VALUE entries; the worker gets only PATH besides
 	ExtraFiles []*os.File `json:"-"` // descriptors 3, 4, ... in the worker; none by default
@@ -224,13 +224,14 @@ type Report struct {
 	Layers      []LayerReport `json:"layers"`
 }
 
-// MarshalJSON writes the report with its verdict string.
+// MarshalJSON writes the report with its verdict string and its Summary (DefaultMinimum).
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	return json.Marshal(struct {
 		plain
-		Verdict string `json:"verdict"`
-	}{plain(r), r.Verdict().String()})
+		Verdict string   `json:"verdict"`
+		Summary []string `json:"summary"`
+	}{plain(r), r.Verdict().String(), r.Summary(DefaultMinimum)})
 }
 
 func newReport() Report {
@@ -299,7 +300,9 @@ func (r Report) Verdict() Verdict {
 }
 
 // Check refuses untrusted code when a layer of minimum is not present, unless
-// allowDegraded is set. The error is a fault.Denied naming the missing layers.
+// allowDegraded is set. The error is a fault.Denied that names the missing layers, what each
+// would have stopped, the flag (and the Go option) that runs code anyway, and what code then
+// still runs behind.
 func (r Report) Check(minimum Layer, allowDegraded bool) error {
 	if minimum == 0 {
 		minimum = DefaultMinimum
@@ -308,15 +311,25 @@ func (r Report) Check(minimum Layer, allowDegraded bool) error {
 	if lack == 0 || allowDegraded {
 		return nil
 	}
-	var why []string
-	for _, l := range lack.List() {
-		lr := r.Get(l)
-		why = append(why, fmt.Sprintf("%s %s (%s)", l, lr.Status, lr.Detail))
+	var why, lost []string
+	list := lack.List()
+	for i := 0; i < len(list); {
+		lr, set := r.Get(list[i]), Layer(0)
+		for ; i < len(list) && r.Get(list[i]).Status == lr.Status && r.Get(list[i]).Detail == lr.Detail; i++ {
+			set |= list[i] // layers missing for the same reason are named together
+			lost = append(lost, fmt.Sprintf("%s would stop %s", list[i], layerStops[list[i]]))
+		}
+		why = append(why, fmt.Sprintf("%s %s (%s)", set, lr.Status, lr.Detail))
+	}
+	if more := AllLayers &^ r.Present() &^ lack; more != 0 {
+		lost = append(lost, fmt.Sprintf("also missing: %s", more))
 	}
 	return fault.New(fault.Denied,
-		"sandbox: isolation is %s, below the minimum for untrusted code: %s; "+
-			"fix the machine, or pass --allow-degraded to run anyway",
-		r.Verdict(), strings.Join(why, "; "))
+		"sandbox: isolation is %s, below the minimum for untrusted code: %s. "+
+			"Lost without them: %s. Pass --allow-degraded (Options.AllowDegraded in Go) to run model code anyway, "+
+			"in a separate process with rlimits, the validator and the interpreters' allow-lists only; "+
+			"`rlm isolation` says what this machine gives",
+		r.Verdict(), strings.Join(why, "; "), strings.Join(lost, "; "))
 }
 
 // Command builds the worker's exec.Cmd: this binary (or cfg.Path) with cfg.Args, a

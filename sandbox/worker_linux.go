@@ -28,13 +28,16 @@ var errMissing = errors.New("not offered by this kernel")
 // a fault.Denied error when a layer fails, or when the result is below cfg.Minimum and
 // cfg.AllowDegraded is false; the worker must then exit without running code.
 func Apply(cfg Config) (Report, error) {
+	if portable {
+		return applyDegraded(cfg)
+	}
 	cfg = cfg.withDefaults()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Load the local time zone now: after Landlock, /etc/localtime is unreadable.
 	time.Now().Zone()
 
-	if err := closeInherited(cfg.extraFiles); err != nil {
+	if err := closeInherited("/proc/self/fd", cfg.extraFiles); err != nil {
 		return Report{}, fault.Wrap(fault.Denied, err, "sandbox: closing inherited descriptors")
 	}
 	r := newReport()
@@ -83,26 +86,16 @@ func addressSpace(cfg Config) uint64 {
 }
 
 func applyRlimits(cfg Config, _ *Report) (string, error) {
-	limits := []struct {
-		res int
-		v   uint64
-	}{
+	err := lowerLimits([]rlimit{
 		{unix.RLIMIT_AS, addressSpace(cfg)},
 		{unix.RLIMIT_FSIZE, uint64(cfg.FileSizeBytes)},
 		{unix.RLIMIT_NOFILE, cfg.OpenFiles},
 		{unix.RLIMIT_CORE, 0},
 		// soft == hard: at the limit the kernel sends SIGKILL (Go ignores SIGXCPU).
 		{unix.RLIMIT_CPU, cfg.CPUSeconds},
-	}
-	for _, l := range limits {
-		var cur unix.Rlimit
-		if err := unix.Getrlimit(l.res, &cur); err != nil {
-			return "", err
-		}
-		v := min(l.v, cur.Max) // only ever lower a limit
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
-			return "", fmt.Errorf("setrlimit(%d): %w", l.res, err)
-		}
+	})
+	if err != nil {
+		return "", err
 	}
 	// The soft layer: the garbage collector works to stay under the cap.
 	debug.SetMemoryLimit(cfg.MemoryBytes)
@@ -222,26 +215,6 @@ func reportNamespaces(r *Report, cfg Config) {
 	} else if r.Get(UserNS).Status == Missing && uid != 0 {
 		r.set(UserNS, Missing, r.Get(UserNS).Detail+fmt.Sprintf("; running as uid %d", uid))
 	}
-}
-
-// closeInherited closes descriptors that leaked in through exec: every descriptor above
-// stderr and the ExtraFiles that lacks close-on-exec came from the parent (the Go runtime
-// opens its own with O_CLOEXEC), e.g. one a host library opened without it.
-func closeInherited(extra int) error {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd < 3+extra {
-			continue
-		}
-		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
-			unix.Close(fd)
-		}
-	}
-	return nil
 }
 
 func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }

@@ -8,7 +8,7 @@ import (
 )
 
 // Dir is an allowed root opened by the caller: its real path (absolute, clean, symlinks
-// resolved) and an O_PATH descriptor of the directory. A process that cannot reach the path by
+// resolved) and a descriptor of the directory (O_PATH on Linux, read-only on macOS). A process that cannot reach the path by
 // name (an unprivileged worker under a 0700 home) can still work below the directory through
 // the descriptor, which is how the confined worker gets its roots.
 type Dir struct {
@@ -16,8 +16,8 @@ type Dir struct {
 	FD   int
 }
 
-// OpenDir resolves p with realpath and opens the directory with O_PATH|O_DIRECTORY (close on
-// exec; pass it on explicitly).
+// OpenDir resolves p with realpath and opens the directory with O_DIRECTORY and O_PATH (Linux)
+// or O_RDONLY (macOS, which has no O_PATH), close on exec; pass it on explicitly.
 func OpenDir(p string) (Dir, error) {
 	if p == "" {
 		return Dir{}, invalidf("an allowed root is empty")
@@ -30,7 +30,7 @@ func OpenDir(p string) (Dir, error) {
 	if err != nil {
 		return Dir{}, invalidf("root %s: %v", p, err)
 	}
-	fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(real, pathFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Dir{}, invalidf("root %s: %v", p, err)
 	}
@@ -85,7 +85,7 @@ func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
 		}
 		return nil, err
 	}
-	f := &Files{lim: l}
+	f := &Files{lim: l, dirFlags: pathFlags}
 	for i, d := range all {
 		r := f.find(d.Path)
 		if r != nil {
@@ -99,13 +99,7 @@ func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
 		}
 	}
 	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
-	if len(f.roots) > 0 {
-		fd, err := unix.Openat2(f.roots[0].fd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
-		if err == nil {
-			unix.Close(fd)
-			f.openat2 = true
-		}
-	}
+	f.openat2 = len(f.roots) > 0 && canOpenat2(f.roots[0].fd)
 	return f, nil
 }
 

@@ -3,16 +3,18 @@ package tools
 // File tools and their path guard: read_file, list_dir, file_info, grep and write_file.
 //
 // Every path is resolved against the allowed roots (relative paths against the workspace) and
-// the file is opened relative to a descriptor of its root. A path that stays in its root is
-// opened with openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel itself refuses a path
-// that leaves the root, even one swapped for a symlink between a check and the open. Any other
-// path (a symlink to another root, "../docs/a.txt" from the workspace, an old kernel) is
-// resolved by the guard's walk (guard.go), which follows symlinks inside the roots only and
-// never looks at a name outside them: Landlock does not cover lstat or readlink, so resolving
-// outside paths would tell a cell what exists there. Every path outside the roots gets one
-// message, which names the path as the caller wrote it and the roots, never a resolved target.
-// Files on procfs are refused. Landlock in the worker enforces the same roots as a second
-// layer. write_file also keeps the workspace within a quota of bytes and entries.
+// the file is opened relative to a descriptor of its root. On Linux 5.6 and later, a path that
+// stays in its root is opened with openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so the kernel
+// itself refuses a path that leaves the root, even one swapped for a symlink between a check and
+// the open. Any other path (a symlink to another root, "../docs/a.txt" from the workspace), and
+// every path where openat2 does not exist (macOS, older kernels: the portable mode), is resolved
+// by the guard's walk (guard.go), which follows symlinks inside the roots only and never looks
+// at a name outside them: Landlock does not cover lstat or readlink, so resolving outside paths
+// would tell a cell what exists there. Every path outside the roots gets one message, which
+// names the path as the caller wrote it and the roots, never a resolved target. Files on procfs
+// (devfs on macOS) are refused. Landlock in the worker enforces the same roots as a second
+// layer where it exists. write_file also keeps the workspace within a quota of bytes and
+// entries.
 
 import (
 	"bufio"
@@ -97,13 +99,14 @@ type Files struct {
 	roots     []*root // longest path first
 	workspace *root   // also in roots; nil if there is none
 	lim       FileLimits
-	openat2   bool
+	openat2   bool  // paths below a root are opened with openat2 RESOLVE_BENEATH
+	dirFlags  int   // how directories are opened for lookups: pathFlags, or O_RDONLY
 	quota     quota // what the workspace holds, measured at the first write
 }
 
 type root struct {
 	path string // real, absolute, clean
-	fd   int    // O_PATH descriptor of the directory
+	fd   int    // descriptor of the directory (see OpenDir)
 }
 
 // FileInfo describes a path: what file_info returns.
@@ -141,17 +144,12 @@ func (f *Files) Close() error {
 }
 
 // Mode names how paths are opened: "openat2" (RESOLVE_BENEATH, checked by the kernel) or
-// "nofollow" (the guard's walk, then one component at a time with O_NOFOLLOW).
+// "portable" (the guard's walk, then one component at a time with O_NOFOLLOW; see guard.go).
 func (f *Files) Mode() string {
 	if f.openat2 {
 		return "openat2"
 	}
-	return "nofollow"
-}
-
-// openBelow opens rel below dirfd following no symlink, as the Files' mode says.
-func (f *Files) openBelow(dirfd int, rel string, flags int) (int, error) {
-	return openBelow(dirfd, rel, flags, f.openat2)
+	return "portable"
 }
 
 func (f *Files) rootList() string {
@@ -221,7 +219,7 @@ func (f *Files) rootOf(p string) (*root, string) {
 func (f *Files) open(tool, p string, flags int) (*os.File, error) {
 	if f.openat2 {
 		if r, rel := f.rootOf(p); r != nil {
-			fd, err := unix.Openat2(r.fd, rel, &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+			fd, err := openBeneath(r.fd, rel, flags, false)
 			if err == nil {
 				return f.checked(tool, p, fd)
 			}
@@ -238,22 +236,39 @@ func (f *Files) open(tool, p string, flags int) (*os.File, error) {
 		return nil, err
 	}
 	fd, err := f.openBelow(r.fd, rel, flags)
-	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
-		return nil, deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
-	}
 	if err != nil {
-		return nil, osErr(tool, p, err)
+		return nil, f.openErr(tool, p, err)
 	}
 	return f.checked(tool, p, fd)
 }
 
-// checked refuses descriptors on procfs (a root that contains /proc must not expose it) and
-// wraps the descriptor.
+// openErr describes an error of openBelow.
+func (f *Files) openErr(tool, p string, err error) error {
+	switch {
+	case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV):
+		return f.changed(p)
+	case errors.Is(err, errSpecialFS):
+		return special(p)
+	}
+	return osErr(tool, p, err)
+}
+
+// changed is the message for a path that was swapped (for a symlink, say) while it was opened.
+func (f *Files) changed(p string) error {
+	return deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", p, f.rootList())
+}
+
+// special is the message for a path on procfs (devfs on macOS).
+func special(p string) error {
+	return deniedf("path %s is on %s, which the file tools do not read", p, specialFSName)
+}
+
+// checked refuses descriptors on procfs or devfs (a root that contains /proc or /dev must not
+// expose them) and wraps the descriptor.
 func (f *Files) checked(tool, p string, fd int) (*os.File, error) {
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil || st.Type == unix.PROC_SUPER_MAGIC {
+	if specialFS(fd) {
 		unix.Close(fd)
-		return nil, deniedf("path %s is on /proc, which the file tools do not read", p)
+		return nil, special(p)
 	}
 	return os.NewFile(uintptr(fd), p), nil
 }
@@ -268,6 +283,8 @@ func osErr(tool, p string, err error) error {
 		return invalidf("%s: %s is a directory; use list_dir", tool, p)
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		return deniedf("%s: the system refused access to %s", tool, p)
+	case errors.Is(err, errSpecialFile):
+		return invalidf("%s: %s is not a regular file or directory", tool, p)
 	}
 	return invalidf("%s: %s: %v", tool, p, err)
 }
@@ -355,22 +372,60 @@ func (f *Files) Info(path string) (FileInfo, error) {
 	if err != nil {
 		return FileInfo{}, err
 	}
-	fl, err := f.open("file_info", p, unix.O_PATH)
+	st, err := f.stat(p)
 	if err != nil {
 		return FileInfo{}, err
 	}
-	defer fl.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(fl.Fd()), &st); err != nil {
-		return FileInfo{}, osErr("file_info", p, err)
-	}
-	name := filepath.Base(filepath.Clean(p))
 	return FileInfo{
-		Name:    name,
+		Name:    filepath.Base(filepath.Clean(p)),
 		Size:    st.Size,
 		IsDir:   st.Mode&unix.S_IFMT == unix.S_IFDIR,
 		ModTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UTC(),
 	}, nil
+}
+
+// stat looks at the path p (absolute) without opening it for reading: through an O_PATH
+// descriptor with openat2, or, in the portable mode, with lstat in the directory that holds it
+// (the walk has followed every symlink, so the last component must not be one).
+func (f *Files) stat(p string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	if f.openat2 {
+		fl, err := f.open("file_info", p, pathFlags)
+		if err != nil {
+			return st, err
+		}
+		defer fl.Close()
+		if err := unix.Fstat(int(fl.Fd()), &st); err != nil {
+			return st, osErr("file_info", p, err)
+		}
+		return st, nil
+	}
+	r, rel, err := f.resolve("file_info", p)
+	if errors.Is(err, errOutside) {
+		return st, f.outside(p)
+	}
+	if err != nil {
+		return st, err
+	}
+	dir, base := filepath.Split(rel)
+	if rel == "." {
+		dir, base = ".", "."
+	}
+	fd, err := f.openBelow(r.fd, dir, f.dirFlags|unix.O_DIRECTORY)
+	if err != nil {
+		return st, f.openErr("file_info", p, err)
+	}
+	defer unix.Close(fd)
+	if specialFS(fd) {
+		return st, special(p)
+	}
+	if err := unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return st, osErr("file_info", p, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return st, f.changed(p)
+	}
+	return st, nil
 }
 
 // Grep finds the RE2 pattern in a file, or in every regular file of a directory tree (in name
@@ -438,12 +493,11 @@ func (g *grepper) walk(fl *os.File, p string, top bool) error {
 		if e.Type()&(os.ModeDir) == 0 && !e.Type().IsRegular() {
 			continue // symlinks, devices, sockets
 		}
-		fd, err := unix.Openat(int(fl.Fd()), e.Name(), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err := openChecked(int(fl.Fd()), e.Name(), unix.O_RDONLY|unix.O_NONBLOCK)
 		if err != nil {
-			continue // vanished, swapped for a symlink, or unreadable
+			continue // vanished, swapped for a symlink or a device, or unreadable
 		}
-		var sfs unix.Statfs_t
-		if unix.Fstatfs(fd, &sfs) != nil || sfs.Type == unix.PROC_SUPER_MAGIC {
+		if specialFS(fd) {
 			unix.Close(fd)
 			continue
 		}

@@ -48,10 +48,11 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// bothModes runs f with the kernel's mode and with the component-by-component fallback.
+// bothModes runs f with the kernel's mode (openat2) and with the portable mode exactly as macOS
+// runs it: no openat2, and directories opened read-only, never with O_PATH.
 func bothModes(t *testing.T, f func(t *testing.T, ft fileTree, fs *Files)) {
 	ft := newFileTree(t)
-	for _, mode := range []string{"openat2", "nofollow"} {
+	for _, mode := range []string{"openat2", "portable"} {
 		t.Run(mode, func(t *testing.T) {
 			fs, err := NewFiles([]string{ft.root}, ft.ws, FileLimits{})
 			must(t, err)
@@ -59,7 +60,9 @@ func bothModes(t *testing.T, f func(t *testing.T, ft fileTree, fs *Files)) {
 			if mode == "openat2" && !fs.openat2 {
 				t.Skip("the kernel has no openat2")
 			}
-			fs.openat2 = mode == "openat2"
+			if mode == "portable" {
+				portable(fs)
+			}
 			f(t, ft, fs)
 		})
 	}
@@ -188,8 +191,8 @@ func TestFilesRace(t *testing.T) {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
-		// Each path and its alternative are swapped atomically (renameat2 RENAME_EXCHANGE), as
-		// fast as the kernel allows.
+		// Each path and its alternative are swapped atomically (renameat2 RENAME_EXCHANGE, or
+		// renamex_np RENAME_SWAP on macOS), as fast as the kernel allows.
 		mode := filepath.Base(t.Name())
 		flip, dflip := filepath.Join(ft.root, "flip-"+mode), filepath.Join(ft.root, "dflip-"+mode)
 		must(t, os.WriteFile(flip, []byte("inside"), 0o644))
@@ -206,8 +209,8 @@ func TestFilesRace(t *testing.T) {
 				default:
 				}
 				for _, p := range []string{flip, dflip} {
-					if err := unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, p+".alt", unix.RENAME_EXCHANGE); err != nil {
-						t.Errorf("renameat2: %v", err)
+					if err := exchange(p, p+".alt"); err != nil {
+						t.Errorf("exchange: %v", err)
 						return
 					}
 				}
@@ -396,6 +399,12 @@ func TestFilesWriteCap(t *testing.T) {
 // (as for a worker below a 0700 directory) still serve reads, writes and ".." to a sibling root,
 // all through the descriptors; leaving the roots is still denied.
 func TestFilesAtDescriptorsOnly(t *testing.T) {
+	for _, mode := range []string{"openat2", "portable"} {
+		t.Run(mode, func(t *testing.T) { filesAtDescriptorsOnly(t, mode) })
+	}
+}
+
+func filesAtDescriptorsOnly(t *testing.T, mode string) {
 	ft := newFileTree(t)
 	root, err := OpenDir(ft.root)
 	must(t, err)
@@ -406,8 +415,11 @@ func TestFilesAtDescriptorsOnly(t *testing.T) {
 	fs, err := NewFilesAt([]Dir{root}, &ws, FileLimits{})
 	must(t, err)
 	defer fs.Close()
-	if !fs.openat2 {
+	if mode == "openat2" && !fs.openat2 {
 		t.Skip("the kernel has no openat2")
+	}
+	if mode == "portable" {
+		portable(fs)
 	}
 	for _, p := range []string{"../root/a.txt", fake + "/ws/../root/sub/../a.txt", fake + "/root/a.txt"} {
 		if got, err := fs.Read(p); err != nil || got != "alpha\nbeta gamma\n" {
@@ -514,5 +526,19 @@ func TestFilesWorkspaceQuota(t *testing.T) {
 	defer again.Close()
 	if _, err := again.Write("new.txt", "x"); err == nil || !strings.Contains(err.Error(), "entry 7") {
 		t.Errorf("a new Files must count the existing entries: %v", err)
+	}
+}
+
+// portable switches fs to the portable mode as macOS runs it: no openat2, and every directory,
+// the roots included, opened read-only rather than with O_PATH.
+func portable(fs *Files) {
+	fs.openat2, fs.dirFlags = false, unix.O_RDONLY
+	for _, r := range fs.roots {
+		fd, err := unix.Openat(r.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			panic(err)
+		}
+		unix.Close(r.fd)
+		r.fd = fd
 	}
 }

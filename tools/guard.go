@@ -15,13 +15,14 @@ import (
 //   - components above the roots are taken lexically: root paths are real, so a path that
 //     names a root lexically reaches it; any other path outside the roots is refused with one
 //     message, whatever exists there;
-//   - inside a root, each component is looked up relative to an O_PATH descriptor of the
-//     directory that holds it, with no symlink followed by the kernel; a symlink is read there
-//     (the link itself is inside the root) and its target spliced into the rest of the path;
+//   - inside a root, each component is looked up relative to a descriptor of the directory that
+//     holds it (O_PATH on Linux, read-only elsewhere), with no symlink followed by the kernel; a
+//     symlink is read there (the link itself is inside the root) and its target spliced into the
+//     rest of the path;
 //   - ".." is lexical: it moves to the parent path, which is real at that point.
 // The walk ends at a root and a path below it without symlinks or "..", which the caller opens
 // through the root's descriptor with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or component by
-// component with O_NOFOLLOW.
+// component with O_NOFOLLOW (openNoFollow, the portable mode).
 
 // Bounds of one resolution.
 const (
@@ -39,7 +40,7 @@ type walk struct {
 	path  string   // as the caller named it (made absolute), for messages
 	cur   string   // the real path reached so far ("/" at the start)
 	root  *root    // the root cur is in, or nil above or beside the roots
-	dir   int      // an O_PATH descriptor of cur when root is set, else -1
+	dir   int      // a descriptor of cur (Files.dirFlags) when root is set, else -1
 	todo  []string // components still to walk
 	links int
 	steps int
@@ -91,7 +92,7 @@ func (w *walk) step(c string) error {
 	case unix.S_IFLNK:
 		return w.link(c)
 	case unix.S_IFDIR:
-		fd, err := unix.Openat(w.dir, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := unix.Openat(w.dir, c, w.f.dirFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return w.changed(err)
 		}
@@ -135,7 +136,7 @@ func (w *walk) enter() error {
 	if r == nil {
 		return nil
 	}
-	fd, err := w.f.openBelow(r.fd, rel, unix.O_PATH|unix.O_DIRECTORY)
+	fd, err := w.f.openBelow(r.fd, rel, w.f.dirFlags|unix.O_DIRECTORY)
 	if err != nil {
 		return w.changed(err)
 	}
@@ -145,10 +146,13 @@ func (w *walk) enter() error {
 
 // changed reports a directory that was swapped (for a symlink, say) while the walk ran.
 func (w *walk) changed(err error) error {
-	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+	switch {
+	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, errSpecialFile):
 		return osErr(w.tool, w.path, err)
+	case errors.Is(err, errSpecialFS):
+		return special(w.path)
 	}
-	return deniedf("path %s changed while it was opened; it must stay under the allowed roots (%s)", w.path, w.f.rootList())
+	return w.f.changed(w.path)
 }
 
 func (w *walk) closeDir() {
@@ -159,42 +163,84 @@ func (w *walk) closeDir() {
 }
 
 // openBelow opens rel (no "..", no symlinks expected) below the directory dirfd with flags,
-// following no symlink: with openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or one component at
-// a time with O_NOFOLLOW.
-func openBelow(dirfd int, rel string, flags int, useOpenat2 bool) (int, error) {
-	flags |= unix.O_CLOEXEC
-	if useOpenat2 {
-		return unix.Openat2(dirfd, rel, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+// following no symlink: with openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or component by
+// component (openNoFollow).
+func (f *Files) openBelow(dirfd int, rel string, flags int) (int, error) {
+	if f.openat2 {
+		return openBeneath(dirfd, rel, flags, true)
 	}
-	parts := strings.Split(rel, "/")
-	cur, err := unix.Openat(dirfd, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return openNoFollow(dirfd, rel, flags, f.dirFlags)
+}
+
+// openNoFollow is the portable mode, for systems without openat2 (macOS, Linux before 5.6): it
+// opens rel below dirfd one component at a time, each directory with dirFlags|O_NOFOLLOW, so
+// the kernel itself refuses a component that is a symlink at the moment it is opened, and ".."
+// is refused (EXDEV). The last component is opened by openChecked. Nothing here leaves dirfd by
+// a symlink or ".."; what it cannot stop is a directory on the way being moved out of the root
+// by another process while it is walked (SECURITY.md, "The file tools without openat2").
+func openNoFollow(dirfd int, rel string, flags, dirFlags int) (int, error) {
+	var parts []string
+	for c := range strings.SplitSeq(rel, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			return -1, unix.EXDEV
+		}
+		parts = append(parts, c)
+	}
+	cur, err := unix.Openat(dirfd, ".", dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
-	for i, c := range parts {
-		if c == "" || c == "." {
-			continue
-		}
-		if c == ".." {
-			unix.Close(cur)
-			return -1, unix.EXDEV
-		}
-		fl := unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-		if i == len(parts)-1 {
-			fl = flags | unix.O_NOFOLLOW
-		}
-		next, err := unix.Openat(cur, c, fl, 0)
-		unix.Close(cur)
+	defer func() { unix.Close(cur) }()
+	if len(parts) == 0 {
+		// rel named the directory itself: reopen it with the caller's flags.
+		return unix.Openat(cur, ".", flags|unix.O_CLOEXEC, 0)
+	}
+	for _, c := range parts[:len(parts)-1] {
+		next, err := unix.Openat(cur, c, dirFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return -1, err
 		}
+		unix.Close(cur)
 		cur = next
 	}
-	if parts[len(parts)-1] == "." || parts[len(parts)-1] == "" {
-		// rel named the directory itself: reopen it with the caller's flags.
-		fd, err := unix.Openat(cur, ".", flags, 0)
-		unix.Close(cur)
-		return fd, err
+	if specialFS(cur) {
+		return -1, errSpecialFS
 	}
-	return cur, nil
+	return openChecked(cur, parts[len(parts)-1], flags)
+}
+
+// Errors of openChecked, turned into messages by Files.open.
+var (
+	errSpecialFS   = errors.New("on a filesystem the file tools do not read")
+	errSpecialFile = errors.New("not a regular file or directory")
+)
+
+// openChecked opens name in the directory dir following no symlink, and only when it is a
+// regular file or a directory: it looks at the entry first (lstat), so a device or a fifo is
+// never opened, and after the open checks that the descriptor is the very file it looked at
+// (device and inode), so an entry swapped between the two is refused (EXDEV).
+func openChecked(dir int, name string, flags int) (int, error) {
+	var before, after unix.Stat_t
+	if err := unix.Fstatat(dir, name, &before, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return -1, err
+	}
+	switch before.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return -1, unix.ELOOP
+	case unix.S_IFREG, unix.S_IFDIR:
+	default:
+		return -1, errSpecialFile
+	}
+	fd, err := unix.Openat(dir, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Fstat(fd, &after); err != nil || after.Dev != before.Dev || after.Ino != before.Ino {
+		unix.Close(fd)
+		return -1, unix.EXDEV
+	}
+	return fd, nil
 }

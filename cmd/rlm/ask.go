@@ -187,6 +187,9 @@ func (f *runFlags) runOptions(stderr io.Writer, timeoutSet, needModel bool) (rlm
 		return opts, err
 	}
 	opts.Progress, opts.Quiet, opts.Verbose = stderr, f.ask.quiet, f.ask.verbose
+	if !f.ask.quiet {
+		f.warnDegraded(stderr)
+	}
 	return opts, nil
 }
 

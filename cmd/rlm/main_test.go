@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rlm-sandbox/rlm/sandbox"
 )
 
 // TestMain lets the test binary act as the rlm command, so the .txtar scripts under
@@ -40,6 +42,15 @@ func TestScripts(t *testing.T) {
 			// Each script gets its own; a script that sets RLM_HOME still chooses its own.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
 			return nil
+		},
+		// [degraded]: this machine gives less than the minimum confinement, so model code is
+		// refused without --allow-degraded: on macOS, and on Linux built with -tags rlm_portable
+		// (which .ci/run tests), or a kernel without Landlock or seccomp.
+		Condition: func(cond string) (bool, error) {
+			if cond == "degraded" {
+				return sandbox.Probe().Check(0, false) != nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,

@@ -70,6 +70,7 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	if slices.Contains(f.ctxFiles, "-") {
 		return usagef("--ctx - reads the context from stdin, but rlm repl reads its cells from there: save the input to a file and pass --ctx FILE")
 	}
+	f.warnDegraded(errw)
 	sh := &shell{f: f, out: out, err: errw}
 	if err := sh.open(f.lang); err != nil {
 		sh.f.ws.Finish() // a default workspace nothing was written to goes again
@@ -240,6 +241,6 @@ func isTerminal(r io.Reader) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
 	return err == nil
 }

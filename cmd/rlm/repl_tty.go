@@ -80,17 +80,17 @@ func (sh *shell) runTTY() error {
 // mode (before the first prompt, or while a cell ran): whole lines and a line still being typed
 // alike, for a moment in non-canonical mode, where a partial line is readable too.
 func typedAhead(fd int) []byte {
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return nil
 	}
 	nb := *old
 	nb.Lflag &^= unix.ICANON | unix.ECHO
 	nb.Cc[unix.VMIN], nb.Cc[unix.VTIME] = 0, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &nb); err != nil {
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &nb); err != nil {
 		return nil
 	}
-	defer unix.IoctlSetTermios(fd, unix.TCSETS, old)
+	defer unix.IoctlSetTermios(fd, ioctlSetTermios, old)
 	var out []byte
 	buf := make([]byte, 4096)
 	for len(out) < 1<<20 {

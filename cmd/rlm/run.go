@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -38,7 +39,21 @@ func (f *sessionFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
 	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run model code even where confinement is below the minimum (macOS: always),\nwith rlimits, the validator and the allow-lists only (rlm isolation says what is missing)")
+}
+
+// warnDegraded says on stderr that --allow-degraded lets model code run below the minimum
+// confinement on this machine, and with what; without the flag, opening the session fails.
+func (f *sessionFlags) warnDegraded(w io.Writer) {
+	if !f.allowDegraded {
+		return
+	}
+	rep := sandbox.Probe()
+	if rep.Check(0, false) == nil {
+		return
+	}
+	fmt.Fprintf(w, "rlm: warning: isolation is %s: --allow-degraded runs model code with rlimits, the validator and the "+
+		"interpreters' allow-lists only (rlm isolation says what is missing)\n", rep.Verdict())
 }
 
 // options turns the flags into session options, checking the context files exist.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command startup measures how long rlm takes to the first cell's result over inputs of
 // several sizes, for two rlm binaries side by side (before and after a change), cold and cached.
 // scripts/bench-startup.sh builds the binaries and runs it; see the README.
@@ -13,6 +15,8 @@
 // only, -drop); "cached" runs after a run that cached the index. The binaries alternate within
 // each repetition, so that both see the same machine load. It also samples the peak RSS
 // (VmHWM) of the rlm process and of its worker.
+//
+// It reads /proc (peak RSS, the page cache, the load) and so builds on Linux only.
 package main
 
 import (

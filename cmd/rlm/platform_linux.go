@@ -1,0 +1,9 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+// The terminal ioctls.
+const (
+	ioctlGetTermios = unix.TCGETS
+	ioctlSetTermios = unix.TCSETS
+)

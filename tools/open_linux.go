@@ -1,0 +1,35 @@
+package tools
+
+import "golang.org/x/sys/unix"
+
+// specialFSName names the filesystem specialFS refuses, for messages.
+const specialFSName = "/proc"
+
+// kernelOpenat2 reports whether the kernel resolves paths below dirfd with openat2
+// RESOLVE_BENEATH (Linux 5.6).
+func kernelOpenat2(dirfd int) bool {
+	fd, err := unix.Openat2(dirfd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+}
+
+// openBeneath opens rel below dirfd with openat2: the kernel refuses any resolution that leaves
+// dirfd ("..", an absolute symlink, a symlink out), and magic links; with noSymlinks, any symlink.
+func openBeneath(dirfd int, rel string, flags int, noSymlinks bool) (int, error) {
+	resolve := uint64(unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS)
+	if noSymlinks {
+		resolve |= unix.RESOLVE_NO_SYMLINKS
+	}
+	return unix.Openat2(dirfd, rel, &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolve})
+}
+
+// specialFS reports whether fd is on procfs, whose magic links (/proc/self/root, /proc/self/fd)
+// lead anywhere: a root that contains /proc must not expose it. An fd that cannot be checked
+// counts as special.
+func specialFS(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) != nil || st.Type == unix.PROC_SUPER_MAGIC
+}
