@@ -1,0 +1,180 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// Config is the effective configuration of a run: every value from the highest-ranked source
+// that sets it (Load), and where it came from (Source).
+type Config struct {
+	// [defaults]
+	Model    []string      // the root ladder; nil: no model configured
+	SubModel []string      // the ladder of llm_query; nil: the root ladder
+	Provider llm.Provider  // the API of the default backend
+	Backend  string        // the backend of models that name none
+	Timeout  time.Duration // wall clock of a run
+
+	Limits Limits
+
+	// Models holds the [backends.NAME] and [models.NAME] tables, merged by name: a project
+	// file's table replaces the user file's table of the same name.
+	Models llm.Settings
+	// RootSampling are the root model's sampling flags (--temperature, ...), applied over its
+	// [models.NAME] settings.
+	RootSampling llm.Sampling
+
+	// The default backend, from the environment (keys are never read from a file).
+	BaseURL    string // "" = the provider's public API
+	BaseURLEnv string // the variable BaseURL came from; ""
+	KeyEnv     string // the variable the default backend's key is read from; "" when none is set
+
+	// Files are the configuration files considered, highest precedence first.
+	Files []File
+
+	sources map[string]Source
+	getenv  func(string) string
+}
+
+// Limits are every cap and budget of a run. Each has a finite default (Defaults) and a range
+// that Load checks.
+type Limits struct {
+	MaxIterations int // root model replies before the forced final answer
+	MaxBlocks     int // code blocks of one reply that run
+	FeedbackChars int // characters of output shown to the root model per reply
+	MaxSubCalls   int // llm_query calls per run, batched slots included
+	MaxBatches    int // llm_query_batched calls per run
+	BatchWidth    int // sub-calls of one batch at a time
+
+	MaxCalls  int     // model API calls per run
+	MaxTokens int     // tokens per run
+	MaxCost   float64 // US dollars per run; 0 = no dollar budget
+
+	CellTimeout time.Duration
+
+	// The caps of the model-facing API (engine.Limits).
+	OutputChars, PeekChars, SearchResults, MatchChars, Chunks, TextChars int
+	ReadChars, GrepResults, WriteBytes, FileCalls, FinalChars            int
+
+	WorkspaceBytes   int64 // bytes write_file may leave in the workspace
+	WorkspaceEntries int   // entries the workspace may hold
+	WorkerMemory     int64 // bytes of the worker process
+}
+
+// Engine returns the caps the session and the controller enforce, as engine.Limits.
+func (l Limits) Engine() engine.Limits {
+	return engine.Limits{
+		PeekChars: l.PeekChars, SearchResults: l.SearchResults, MatchChars: l.MatchChars, Chunks: l.Chunks,
+		TextChars: l.TextChars, ReadChars: l.ReadChars, GrepResults: l.GrepResults, WriteBytes: l.WriteBytes,
+		FileCalls: l.FileCalls, OutputChars: l.OutputChars, FinalChars: l.FinalChars,
+		SubCalls: l.MaxSubCalls, Batches: l.MaxBatches, BatchWidth: l.BatchWidth,
+	}
+}
+
+// File is one configuration file Load considered.
+type File struct {
+	Path   string
+	Origin Origin // Project or User
+	Read   bool   // false: the file does not exist
+}
+
+// Origin is the kind of place a value came from.
+type Origin string
+
+// Origins, from the highest precedence to the lowest.
+const (
+	Flag        Origin = "flag"
+	Env         Origin = "env"
+	Project     Origin = "project"
+	User        Origin = "user"
+	Default     Origin = "default"
+)
+
+// Source is where one value came from: a flag, an environment variable, a file, or the
+// built-in default.
+type Source struct {
+	Origin Origin
+	Name   string // "--max-calls", "RLM_MAX_CALLS" or the file's path; "" for Default
+}
+
+func (s Source) String() string {
+	switch s.Origin {
+	case Flag, Env:
+		return string(s.Origin) + " " + s.Name
+	case Project, User:
+		return s.Name
+	}
+	return "default"
+}
+
+// Source returns where the value of key came from: a key of [defaults] or [limits]
+// ("limits.max_calls"), a table ("models.NAME", "backends.NAME"), or a root sampling setting
+// ("root.temperature"). A key nothing set is Default.
+func (c *Config) Source(key string) Source {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	return Source{Origin: Default}
+}
+
+// Options says where Load looks.
+type Options struct {
+	// ProjectFile is the project's configuration; "" = rlm.toml in the working directory.
+	ProjectFile string
+	// UserFile is the user's configuration; "" = UserFile(Getenv).
+	UserFile string
+	// Getenv reads the environment; nil = os.Getenv.
+	Getenv func(string) string
+	// Flags are the command-line flags that were given, by name without dashes ("max-calls"),
+	// as their text. Flags that configure nothing here are ignored.
+	Flags map[string]string
+}
+
+// UserFile is $RLM_HOME/config.toml (RLM_HOME defaults to ~/.rlm).
+func UserFile(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return filepath.Join(Home(getenv), "config.toml")
+}
+
+// Home is $RLM_HOME, else ~/.rlm (.rlm when there is no home directory).
+func Home(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if h := getenv("RLM_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".rlm"
+	}
+	return filepath.Join(home, ".rlm")
+}
+
+// FlagSpec is a command-line flag that sets a configuration value.
+type FlagSpec struct {
+	Name  string // without dashes: "max-calls"
+	Key   string // the key it sets: "limits.max_calls", or "root.temperature" for a root sampling flag
+	Usage string
+}
+
+// Flags lists the flags Load reads from Options.Flags, so that a command registers the same
+// ones. Default values are left to Load: a flag only counts when it was given.
+func Flags() []FlagSpec {
+	var out []FlagSpec
+	for _, s := range specs {
+		if s.flag != "" {
+			out = append(out, FlagSpec{Name: s.flag, Key: s.key, Usage: s.doc})
+		}
+	}
+	for _, f := range samplingFlags {
+		out = append(out, FlagSpec{Name: f.flag, Key: "root." + f.key, Usage: f.doc})
+	}
+	return out
+}
