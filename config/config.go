@@ -87,11 +87,11 @@ type Origin string
 
 // Origins, from the highest precedence to the lowest.
 const (
-	Flag        Origin = "flag"
-	Env         Origin = "env"
-	Project     Origin = "project"
-	User        Origin = "user"
-	Default     Origin = "default"
+	Flag    Origin = "flag"
+	Env     Origin = "env"
+	Project Origin = "project"
+	User    Origin = "user"
+	Default Origin = "default"
 )
 
 // Source is where one value came from: a flag, an environment variable, a file, or the
