@@ -77,9 +77,9 @@ func (l Limits) Engine() engine.Limits {
 
 // File is one configuration file Load considered.
 type File struct {
-	Path   string
-	Origin Origin // Project or User
-	Read   bool   // false: the file does not exist
+	Path   string `json:"path"`
+	Origin Origin `json:"origin"` // Project or User
+	Read   bool   `json:"read"`   // false: the file does not exist
 }
 
 // Origin is the kind of place a value came from.
