@@ -35,7 +35,7 @@ const OutputCap = 100_000
 // Param is one parameter of an API function.
 type Param struct {
 	Name   string
-	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string", "any"
+	GoType string // the type in the Go prelude, e.g. "int", "string", "Context", "[]string", "Opts", "any"
 	Arity  Arity
 }
 
@@ -112,8 +112,8 @@ var API = []Func{
 		"matches in document order, at most {SearchResults} per call, from match number from (default 0). Each has start and end (character offsets), line (1-based line number), text (the match) and line_text (its whole line), both cut at {MatchChars} characters, ref (\"ctx0[start:end]\", to cite), index (its number) and total (matches in the whole context, not only this page; a printed page says how many it shows); search(ctx, regex, last.index+1) reads the next page"},
 	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped"},
 	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} of consecutive slices of size characters, each overlapping the one before by overlap; at most {Chunks}; peek reads a slice in one call only if size is at most {PeekChars}"},
-	{"llm_query", []Param{{"prompt", "string", One}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included"},
-	{"llm_query_batched", []Param{{"prompts", "[]string", One}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run"},
+	{"llm_query", []Param{{"prompt", "string", One}, {"opts", "Opts", Optional}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included; opts (optional) picks the model, see Sub-call models"},
+	{"llm_query_batched", []Param{{"prompts", "[]string", One}, {"opts", "Opts", Optional}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run; opts as for llm_query"},
 	{"read_file", []Param{{"path", "string", One}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
 	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots"},
 	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
@@ -123,6 +123,13 @@ var API = []Func{
 	{"FINAL_VAR", []Param{{"name", "string", One}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
 	{"print", []Param{{"values", "any", Repeated}}, "", "output shown to you; at most {OutputChars} characters per cell"},
 }
+
+// Options are the keys of llm_query's and llm_query_batched's options (Opts in Go, a plain
+// object in JS), as the host receives them: a map from these keys to plain values.
+var Options = []string{OptModel}
+
+// OptModel names the configured model that answers a sub-call ("" = the sub-call ladder's first).
+const OptModel = "model"
 
 // Lookup returns the API function with the given name.
 func Lookup(name string) (Func, bool) {

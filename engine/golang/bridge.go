@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
@@ -44,6 +45,10 @@ type FileInfo struct {
 	ModTime string
 }
 
+// Opts are the options of llm_query and llm_query_batched: Model names the configured model
+// that answers (the run's sub-call model when empty).
+type Opts struct{ Model string }
+
 // HostError is the panic value with which a failed host call unwinds model code. Its message
 // is the host's; recover() in model code sees it as an error.
 type HostError struct{ Err error }
@@ -72,6 +77,7 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 		"Match":     reflect.ValueOf((*Match)(nil)),
 		"Slice":     reflect.ValueOf((*Slice)(nil)),
 		"FileInfo":  reflect.ValueOf((*FileInfo)(nil)),
+		"Opts":      reflect.ValueOf((*Opts)(nil)),
 	}
 }
 
@@ -89,6 +95,10 @@ func (e *Engine) call(name string, args ...any) any {
 	}
 	if !variadic && len(args) != len(f.Params) {
 		hostFail(fault.Code, "%s takes %d arguments, got %d", name, len(f.Params), len(args))
+	}
+	if variadic && len(f.Params) > 1 && len(args) > len(f.Params) {
+		last := f.Params[len(f.Params)-1]
+		hostFail(fault.Code, "%s takes at most one %s (%s), got %d", name, strings.TrimPrefix(last.GoType, "..."), last.Name, len(args)-len(f.Params)+1)
 	}
 	switch name {
 	case "FINAL":
@@ -204,6 +214,12 @@ func toPlain(v any, depth int) (any, error) {
 		return x, nil
 	case Context:
 		return x.Name, nil
+	case Opts:
+		opts := map[string]any{}
+		if x.Model != "" {
+			opts[engine.OptModel] = x.Model
+		}
+		return opts, nil
 	case []string:
 		out := make([]any, len(x))
 		for i, s := range x {

@@ -84,6 +84,14 @@ func TestCells(t *testing.T) {
 			{src: "import \"fmt\"\nfunc try() (msg string) {\n\tdefer func() { msg = fmt.Sprint(recover()) }()\n\tpeek(context, 0, 50000)\n\treturn \"\"\n}\nprint(try())",
 				stdout: "peek length 50000 exceeds 16000; peek smaller slices or search first\n"},
 			{src: `print(llm_query("q"))`, stdout: "answer to q\n"},
+		}},
+		{"sub-call options pick a model", []cellCase{
+			{src: `print(llm_query("q", Opts{Model: "cheap"}))`, stdout: "answer to q from map[model:cheap]\n"},
+			{src: "opts := Opts{Model: \"big\"}\nanswers := llm_query_batched([]string{\"a\", \"b\"}, opts)\nprint(answers[1])", stdout: "answer to b from map[model:big]\n"},
+			{src: `print(llm_query("q", Opts{}))`, stdout: "answer to q from map[]\n"},
+			{src: `print(llm_query("q", Opts{Model: "a"}, Opts{Model: "b"}))`, errKind: fault.Code, errHas: "llm_query takes at most one Opts (opts), got 2"},
+			{src: `print(llm_query("q", Opts{Modle: "a"}))`, errKind: fault.Code, errHas: "unknown field Modle in struct literal of type Opts"},
+			{src: `print(llm_query("q", "cheap"))`, errKind: fault.Code, errHas: "cannot use \"cheap\" (untyped string constant) as Opts value in argument to llm_query"},
 			{src: `print(read_file("x"))`, errKind: fault.Denied},
 		}},
 		{"a whole program runs main once", []cellCase{

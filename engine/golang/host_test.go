@@ -58,15 +58,23 @@ func (h *fakeHost) Call(_ context.Context, name string, args []any) (any, error)
 	case "chunk":
 		return h.chunk(args[1].(int64), args[2].(int64))
 	case "llm_query":
-		return "answer to " + args[0].(string), nil
+		return "answer to " + args[0].(string) + fromModel(args), nil
 	case "llm_query_batched":
 		var out []any
 		for _, p := range args[0].([]any) {
-			out = append(out, "answer to "+p.(string))
+			out = append(out, "answer to "+p.(string)+fromModel(args))
 		}
 		return out, nil
 	}
 	return nil, fault.New(fault.Denied, "%s is not available in this test", name)
+}
+
+// fromModel is " from MODEL" when a sub-call's options name a model, as the host got them.
+func fromModel(args []any) string {
+	if len(args) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" from %v", args[1])
 }
 
 func (h *fakeHost) peek(off, n int64) (any, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -209,6 +210,8 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 		return s
 	case "[]string":
 		return e.listArg(f, p, v, bad)
+	case "Opts":
+		return e.optsArg(f, v, bad)
 	}
 	panic(e.jsError("TypeError", fmt.Sprintf("%s: parameter type %s is not supported", signature(f), p.GoType), nil))
 }
@@ -254,6 +257,31 @@ func (e *Engine) listArg(f engine.Func, p engine.Param, v goja.Value, bad func(s
 			bad("an array of strings")
 		}
 		out[i] = s
+	}
+	return out
+}
+
+// optsArg converts llm_query's options, a plain object such as {model: "cheap"}, into the map
+// the host reads (engine.Options are its keys); undefined and null are no options.
+func (e *Engine) optsArg(f engine.Func, v goja.Value, bad func(string)) any {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil
+	}
+	obj, ok := v.(*goja.Object)
+	if _, fn := goja.AssertFunction(v); !ok || fn || obj.ClassName() == "Array" {
+		bad(`an object such as {model: "name"}`)
+	}
+	out := map[string]any{}
+	for _, k := range obj.Keys() {
+		if !slices.Contains(engine.Options, k) {
+			panic(e.jsError("TypeError", fmt.Sprintf("%s: opts has no option %q; the options are %s, e.g. %s(prompt, {model: \"name\"})",
+				signature(f), k, strings.Join(engine.Options, ", "), f.Name), nil))
+		}
+		x := obj.Get(k)
+		if !goja.IsString(x) {
+			panic(e.jsError("TypeError", fmt.Sprintf("%s: opts.%s must be a string, got %s", signature(f), k, typeName(x)), nil))
+		}
+		out[k] = x.String()
 	}
 	return out
 }

@@ -58,6 +58,11 @@ func TestArgumentChecks(t *testing.T) {
 		`count(context, Symbol("x"))`,       // symbol
 		`llm_query_batched("one prompt")`,   // not an array
 		`llm_query_batched([1, undefined])`, // element not a string
+		`llm_query("q", "cheap")`,           // a model name instead of options
+		`llm_query("q", {modle: "cheap"})`,  // an unknown option
+		`llm_query("q", {model: 7})`,        // a model that is not a string
+		`llm_query("q", {}, {})`,            // two option objects
+		`llm_query("q", ["cheap"])`,         // an array
 	} {
 		r := run(t, e, src)
 		if r.Err == nil || !strings.Contains(r.Err.Error(), "TypeError") {
@@ -70,6 +75,33 @@ func TestArgumentChecks(t *testing.T) {
 	mustRun(t, e, `search(context, /error/i)`)
 	if got := h.Calls()[0].Args[1]; got != "(?i)error" {
 		t.Errorf("a RegExp argument became %q, want (?i)error", got)
+	}
+}
+
+// TestQueryOptions: llm_query(prompt, {model}) reaches the host as {"model": name}; no options,
+// undefined and null reach it as none.
+func TestQueryOptions(t *testing.T) {
+	e, h := newEngine(t, Config{})
+	h.override = func(name string, args []any) (any, error, bool) {
+		if name == "llm_query_batched" {
+			return []any{"r"}, nil, true
+		}
+		return "ok", nil, true
+	}
+	mustRun(t, e, `llm_query("a", {model: "cheap"}); llm_query("b"); llm_query("c", undefined); llm_query_batched(["d"], {model: "big"})`)
+	want := [][]any{{"a", map[string]any{"model": "cheap"}}, {"b"}, {"c", nil}, {[]string{"d"}, map[string]any{"model": "big"}}}
+	calls := h.Calls()
+	if len(calls) != len(want) {
+		t.Fatalf("host calls %v", calls)
+	}
+	for i, c := range calls {
+		if !reflect.DeepEqual(c.Args, want[i]) {
+			t.Errorf("call %d: args %#v, want %#v", i, c.Args, want[i])
+		}
+	}
+	r := run(t, e, `llm_query("q", {modle: "cheap"})`)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), `opts has no option "modle"; the options are model, e.g. llm_query(prompt, {model: "name"})`) {
+		t.Errorf("unknown option: %v", r.Err)
 	}
 }
 
