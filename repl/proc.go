@@ -85,7 +85,7 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 	// The worker outlives Open's context: its lifetime is the Session's, ended by Close or a kill.
 	return sandbox.Command(context.Background(), sandbox.Config{
 		AllowDegraded: o.AllowDegraded,
-		ReadDirFDs:    read, WorkspaceFD: ws, MappedBytes: mapped,
+		ReadDirFDs:    read, WorkspaceFD: ws, MappedBytes: mapped, MemoryBytes: o.WorkerMemory,
 		Path: wc.Path, Args: wc.Args, Env: wc.Env, ExtraFiles: in.files,
 	})
 }

@@ -48,6 +48,10 @@ type Options struct {
 
 	Quota WorkspaceQuota // what write_file may leave in the workspace (default 256 MiB, 10,000 entries)
 
+	// WorkerMemory is the worker process's memory cap in bytes (sandbox.Config.MemoryBytes;
+	// default sandbox.DefaultMemoryBytes, 512 MiB). Unconfined workers are not capped.
+	WorkerMemory int64
+
 	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
 
 	// Indexes gives each context file its index, which the worker receives instead of
