@@ -34,6 +34,7 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 	for _, l := range APILines(lang, lim) {
 		b.WriteString("- " + l + "\n")
 	}
+	b.WriteString("\n" + subModelsLine(cfg) + "\n")
 	b.WriteString("\n" + langName(lang) + ":\n")
 	for _, l := range langNotes(lang) {
 		b.WriteString("- " + l + "\n")
@@ -104,7 +105,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 	}
 	lines := []string{
 		timeLine,
-		memoryLine(cfg.Session.Lang),
+		memoryLine(cfg),
 		fmt.Sprintf("Replies: %d. After the last one you get one more reply, which must call FINAL; nothing else counts then.", cfg.MaxIterations),
 		fmt.Sprintf("Blocks: the first %d code blocks of a reply run; later ones are skipped.", cfg.MaxBlocks),
 		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", DefaultFailedStreak),
@@ -113,8 +114,12 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		fmt.Sprintf("File tools: %s calls of read_file, list_dir, file_info and grep per session; past that they fail.", num(lim.FileCalls)),
 	}
 	if b, ok := budgetOf(cfg.Model); ok {
-		lines = append(lines, fmt.Sprintf("Model budget: %s API calls and %s tokens for the whole run, your replies and sub-calls together (retries count); %d API errors within %s end the run.",
-			num(b.Calls), num(b.Tokens), b.BreakerErrors, human(b.BreakerWindow)))
+		money := ""
+		if c, ok := cfg.Model.(interface{ MaxCost() float64 }); ok && c.MaxCost() > 0 {
+			money = fmt.Sprintf(", and $%.2f", c.MaxCost())
+		}
+		lines = append(lines, fmt.Sprintf("Model budget: %s API calls and %s tokens%s for the whole run, your replies and sub-calls together (retries count); %d API errors within %s end the run.",
+			num(b.Calls), num(b.Tokens), money, b.BreakerErrors, human(b.BreakerWindow)))
 	} else {
 		lines = append(lines, "Model budget: your replies and sub-calls share the run's model budget; when it is spent, the run ends.")
 	}
@@ -122,11 +127,34 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		ordinal(restartsOf(cfg)+1), human(restartWindowOf(cfg))))
 }
 
-func memoryLine(lang string) string {
-	if lang == "js" {
+func memoryLine(cfg Config) string {
+	if cfg.Session.Lang == "js" {
 		return "Memory: a block is stopped when the REPL's live heap passes " + mib(js.DefaultHeapLimit) + "; the REPL then restarts (see Crashes)."
 	}
-	return "Memory: keep your data well under " + mib(sandbox.DefaultMemoryBytes) + "; a block that allocates far more kills the REPL process (see Crashes)."
+	mem := cfg.Session.WorkerMemory
+	if mem <= 0 {
+		mem = sandbox.DefaultMemoryBytes
+	}
+	return "Memory: keep your data well under " + mib(mem) + "; a block that allocates far more kills the REPL process (see Crashes)."
+}
+
+// subModelsLine says which model answers llm_query and which others code may pick, as the
+// model states them (subModels).
+func subModelsLine(cfg Config) string {
+	choices, def := subModels(cfg.Model)
+	lang := cfg.Session.Lang
+	switch {
+	case len(choices) == 0 || def == "":
+		return "Sub-call models: llm_query is answered by the run's sub-call model; no other can be picked, so leave opts out."
+	case len(choices) == 1:
+		return "Sub-call models: llm_query is answered by " + def + ", the only model configured; leave opts out."
+	}
+	other := choices[0]
+	if other == def {
+		other = choices[1]
+	}
+	return fmt.Sprintf("Sub-call models: llm_query and llm_query_batched are answered by %s unless opts picks another configured model: %s. For example llm_query(prompt, %s). All models share the run's budget.",
+		def, strings.Join(choices, ", "), optsForm(lang, other))
 }
 
 // budgetOf is the model's budgets, when the model states them (an *llm.Client does).
@@ -179,7 +207,7 @@ func APILines(lang string, lim engine.Limits) []string {
 // goTypes describes the prelude's types from the types themselves.
 func goTypes() string {
 	var out []string
-	for _, v := range []any{golang.Context{}, golang.Match{}, golang.Slice{}, golang.FileInfo{}} {
+	for _, v := range []any{golang.Context{}, golang.Match{}, golang.Slice{}, golang.FileInfo{}, golang.Opts{}} {
 		t := reflect.TypeOf(v)
 		var fs []string
 		for i := range t.NumField() {

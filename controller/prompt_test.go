@@ -18,13 +18,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// budgeted is a model that states its budgets, as *llm.Client does.
-type budgeted struct{ b llm.Budget }
+// budgeted is a model that states its budgets and models, as *llm.Client does.
+type budgeted struct {
+	b         llm.Budget
+	subs, all []string // SubModels, Configured
+	maxCost   float64
+}
 
 func (budgeted) Complete(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, nil
 }
-func (m budgeted) Budget() llm.Budget { return m.b }
+func (m budgeted) Budget() llm.Budget   { return m.b }
+func (m budgeted) SubModels() []string  { return m.subs }
+func (m budgeted) Configured() []string { return m.all }
+func (m budgeted) MaxCost() float64     { return m.maxCost }
 
 var defaultBudget = llm.Budget{Calls: 80, Tokens: 200_000, BreakerErrors: 5, BreakerWindow: time.Minute}
 
@@ -33,7 +40,7 @@ var defaultBudget = llm.Budget{Calls: 80, Tokens: 200_000, BreakerErrors: 5, Bre
 func TestSystemPromptGolden(t *testing.T) {
 	for _, lang := range []string{"go", "js"} {
 		t.Run(lang, func(t *testing.T) {
-			cfg := Config{Model: budgeted{defaultBudget}, Timeout: 90 * time.Minute, Session: repl.Options{Lang: lang}}
+			cfg := Config{Model: budgeted{b: defaultBudget, subs: []string{"cheap"}, all: []string{"big", "cheap", "reasoner"}}, Timeout: 90 * time.Minute, Session: repl.Options{Lang: lang}}
 			got := SystemPrompt(cfg)
 			path := filepath.Join("testdata", "system_prompt_"+lang+".golden")
 			if *update {
@@ -56,20 +63,21 @@ func TestSystemPromptGolden(t *testing.T) {
 // from a literal. A run with unusual values states those values, and none of the defaults.
 func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 	cfg := Config{
-		Model:         budgeted{llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}},
+		Model:         budgeted{b: llm.Budget{Calls: 17, Tokens: 4321, BreakerErrors: 9, BreakerWindow: 7 * time.Second}, maxCost: 2.5},
 		MaxIterations: 7, MaxSubCalls: 5, MaxBatches: 2, BatchWidth: 3, FeedbackChars: 6_000, MaxBlocks: 3,
 		Timeout: 17 * time.Minute,
-		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, Limits: engine.Limits{OutputChars: 50_000, PeekChars: 8_000, TextChars: 9_000_000}, MaxRestarts: 2, RestartWindow: 11 * time.Minute},
+		Session: repl.Options{Lang: "go", CellTimeout: 45 * time.Second, Limits: engine.Limits{OutputChars: 50_000, PeekChars: 8_000, TextChars: 9_000_000}, MaxRestarts: 2, RestartWindow: 11 * time.Minute,
+			WorkerMemory: 300 << 20},
 	}
 	p := SystemPrompt(cfg)
 	for _, want := range []string{
-		"llm_query(prompt string) string — one sub-model call; at most 5 per run",
+		"llm_query(prompt string, opts ...Opts) string — one sub-model call; at most 5 per run",
 		"Sub-calls: 5 per run", "in at most 2 llm_query_batched calls, 3 run at a time",
 		"run 3 at a time, at most 2 batches per run",
 		"at most 6,000 characters per reply", "A block keeps only the first 50,000 characters",
 		"print(values ...any) — output shown to you; at most 6,000 characters per cell",
 		"a block is stopped after 45 s", "The whole run ends after 17 min",
-		"Replies: 7.", "the first 3 code blocks of a reply run", "17 API calls and 4,321 tokens", "9 API errors within 7 s end the run",
+		"Replies: 7.", "the first 3 code blocks of a reply run", "17 API calls and 4,321 tokens, and $2.50 for the whole run", "keep your data well under 300 MiB", "9 API errors within 7 s end the run",
 		"the 3rd crash within 11 min ends the run",
 		"no block works in 3 replies in a row",
 		"at most 9,000,000 characters; read a larger one in pieces of at most 8,000 characters, with peek over chunk(context, 8000, 0)",
@@ -78,9 +86,31 @@ func TestSystemPromptStatesTheRunsLimits(t *testing.T) {
 			t.Errorf("the prompt lacks %q", want)
 		}
 	}
-	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time", "first 8 code blocks", "16,000", "16000", "32,000,000"} {
+	for _, stale := range []string{"32 per run", "Sub-calls: 32", "20,000", "100,000", "2 min", "90 min", "Replies: 25", "80 API calls", "200,000 tokens", "at most 8 ", "4 run at a time", "first 8 code blocks", "16,000", "16000", "32,000,000", "512 MiB"} {
 		if strings.Contains(p, stale) {
 			t.Errorf("the prompt states the default %q, not this run's value", stale)
+		}
+	}
+}
+
+// TestSystemPromptNamesSubModels: the prompt names the model that answers llm_query and the
+// others the code may pick, with the option written in the session's language.
+func TestSystemPromptNamesSubModels(t *testing.T) {
+	m := budgeted{b: defaultBudget, subs: []string{"local-8b", "local-32b"}, all: []string{"local-32b", "local-8b", "sonnet"}}
+	tests := []struct {
+		lang  string
+		model Model
+		want  string
+	}{
+		{"go", m, `Sub-call models: llm_query and llm_query_batched are answered by local-8b unless opts picks another configured model: local-32b, local-8b, sonnet. For example llm_query(prompt, Opts{Model: "local-32b"}).`},
+		{"js", m, `For example llm_query(prompt, {model: "local-32b"})`},
+		{"go", budgeted{b: defaultBudget, subs: []string{"only"}, all: []string{"only"}}, "llm_query is answered by only, the only model configured; leave opts out."},
+		{"go", nil, "no other can be picked, so leave opts out"},
+	}
+	for _, tt := range tests {
+		p := SystemPrompt(Config{Model: tt.model, Session: repl.Options{Lang: tt.lang}})
+		if !strings.Contains(p, tt.want) {
+			t.Errorf("%s: the prompt lacks %q", tt.lang, tt.want)
 		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -37,19 +40,27 @@ func (h *subHost) Call(ctx context.Context, name string, args []any) (any, error
 		if !ok {
 			return nil, fault.New(fault.Code, "llm_query: the prompt must be a string, got %s", typeName(arg(args, 0)))
 		}
+		model, err := h.pickModel(name, arg(args, 1))
+		if err != nil {
+			return nil, err
+		}
 		if err := h.reserve(1, false); err != nil {
 			return nil, err
 		}
-		return h.query(ctx, prompt)
+		return h.query(ctx, prompt, model)
 	case "llm_query_batched":
 		prompts, err := stringList(arg(args, 0))
 		if err != nil {
 			return nil, fault.New(fault.Code, "llm_query_batched: %v; pass a list of strings", err)
 		}
+		model, err := h.pickModel(name, arg(args, 1))
+		if err != nil {
+			return nil, err
+		}
 		if err := h.reserve(len(prompts), true); err != nil {
 			return nil, err
 		}
-		return h.batch(ctx, prompts), nil
+		return h.batch(ctx, prompts, model), nil
 	}
 	return nil, fault.New(fault.Denied, "%s is not a host function of this run", name)
 }
@@ -82,7 +93,7 @@ func (h *subHost) setHit(err error) {
 // query runs one sub-call and reports it. It gets what is left of the cell's time: the session
 // serves a host call under a context that ends at the cell's hard deadline (with
 // repl.ErrCellEnded as its cause), and the cell's whole limit bounds a call made without one.
-func (h *subHost) query(parent context.Context, prompt string) (string, error) {
+func (h *subHost) query(parent context.Context, prompt, model string) (string, error) {
 	ctx, cancel := context.WithTimeout(parent, h.cellLimit())
 	defer cancel()
 	start := time.Now()
@@ -91,7 +102,7 @@ func (h *subHost) query(parent context.Context, prompt string) (string, error) {
 	if h.cfg.SubQuery != nil {
 		resp.Text, err = h.cfg.SubQuery(ctx, prompt)
 	} else {
-		resp, err = h.cfg.Model.Complete(ctx, llm.Request{Agent: "sub", Messages: []llm.Message{{Role: "user", Content: prompt}}})
+		resp, err = h.cfg.Model.Complete(ctx, llm.Request{Agent: "sub", Ladder: llm.Sub, Model: model, Messages: []llm.Message{{Role: "user", Content: prompt}}})
 	}
 	sc := SubCall{Step: *h.step, Prompt: prompt, Response: resp, Answer: resp.Text, Err: err, Took: time.Since(start)}
 	h.record(sc)
@@ -112,7 +123,7 @@ func (h *subHost) query(parent context.Context, prompt string) (string, error) {
 
 // batch runs prompts BatchWidth at a time; results keep their order, a failed slot is an error
 // string.
-func (h *subHost) batch(ctx context.Context, prompts []string) []any {
+func (h *subHost) batch(ctx context.Context, prompts []string, model string) []any {
 	out := make([]any, len(prompts))
 	sem := make(chan struct{}, h.cfg.BatchWidth)
 	var wg sync.WaitGroup
@@ -122,7 +133,7 @@ func (h *subHost) batch(ctx context.Context, prompts []string) []any {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ans, err := h.query(ctx, p)
+			ans, err := h.query(ctx, p, model)
 			if err != nil {
 				ans = fmt.Sprintf("error: %v", err)
 			}
@@ -131,6 +142,65 @@ func (h *subHost) batch(ctx context.Context, prompts []string) []any {
 	}
 	wg.Wait()
 	return out
+}
+
+// pickModel reads a sub-call's options (nil, or {"model": name}) and checks the model is one
+// the run configured; "" is the sub-call ladder's first model. A name that is not configured
+// fails the call (fault.Schema) before it counts against the caps; the run goes on.
+func (h *subHost) pickModel(fn string, opts any) (string, error) {
+	if opts == nil {
+		return "", nil
+	}
+	m, ok := opts.(map[string]any)
+	if !ok {
+		return "", fault.New(fault.Code, "%s: the options must be %s, got %s", fn, optsForm(h.cfg.Session.Lang, "name"), typeName(opts))
+	}
+	for k := range m {
+		if !slices.Contains(engine.Options, k) {
+			return "", fault.New(fault.Code, "%s: no option %q; the options are %s", fn, k, strings.Join(engine.Options, ", "))
+		}
+	}
+	model, ok := m[engine.OptModel].(string)
+	if m[engine.OptModel] != nil && !ok {
+		return "", fault.New(fault.Code, "%s: the model must be a string, got %s", fn, typeName(m[engine.OptModel]))
+	}
+	if model == "" {
+		return "", nil
+	}
+	choices, def := subModels(h.cfg.Model)
+	if slices.Contains(choices, model) {
+		return model, nil
+	}
+	if len(choices) == 0 {
+		return "", fault.New(fault.Schema, "%s: model %q: this run has no models to pick from; leave the options out", fn, model)
+	}
+	return "", fault.New(fault.Schema, "%s: model %q is not configured for this run; pick one of %s, or leave the options out (%s answers then)",
+		fn, model, strings.Join(choices, ", "), def)
+}
+
+// subModels are the models code may pick (sorted) and the one that answers by default, as the
+// model states them (an *llm.Client does: Configured, SubModels).
+func subModels(m Model) (choices []string, def string) {
+	c, ok := m.(interface {
+		Configured() []string
+		SubModels() []string
+	})
+	if !ok {
+		return nil, ""
+	}
+	subs := c.SubModels()
+	if len(subs) > 0 {
+		def = subs[0]
+	}
+	return c.Configured(), def
+}
+
+// optsForm is how code in lang writes options that pick model.
+func optsForm(lang, model string) string {
+	if lang == "js" {
+		return fmt.Sprintf("{model: %q}", model)
+	}
+	return fmt.Sprintf("Opts{Model: %q}", model)
 }
 
 func (h *subHost) record(sc SubCall) {
