@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,26 +68,35 @@ type Task struct {
 	ErrorMessage string
 	Calls        int // model API calls spent so far
 	Tokens       int // prompt + completion tokens spent so far
-	PID          int
-	StartedAt    time.Time // zero means now
-	EndedAt      time.Time // zero while running
-	CtxFiles     []string
-	CtxMetadata  map[string]any // any JSON-encodable values; read back as decoded JSON
-	Lang         string
-	Model        string
+	// CostUSD is the dollars spent so far by the calls of known cost; CostUnknown counts the
+	// calls whose cost is unknown. With CostUnknown > 0, CostUSD is a lower bound.
+	CostUSD     float64
+	CostUnknown int
+	PID         int
+	StartedAt   time.Time // zero means now
+	EndedAt     time.Time // zero while running
+	CtxFiles    []string
+	CtxMetadata map[string]any // any JSON-encodable values; read back as decoded JSON
+	Lang        string
+	Model       string
 }
 
 // APICall is one model API call made for a task.
 type APICall struct {
 	Task             string
 	Agent            string // agent name or model tier ("root", "sub", …)
-	Model            string
+	Model            string // the configured model name
+	Backend          string // the backend that served it ("default" or a [backends.NAME])
 	PromptTokens     int
 	CompletionTokens int
-	Latency          time.Duration // stored in milliseconds
-	Status           string        // "ok", or what went wrong ("error", "early_abort", …)
-	Error            string
-	At               time.Time // zero means now
+	CachedTokens     int    // part of PromptTokens read from the server's cache
+	Source           string // of the token counts: "usage", "logprobs", "estimate", "none"
+	// CostUSD is the call's cost in US dollars; nil when unknown (stored as NULL, never 0).
+	CostUSD *float64
+	Latency time.Duration // stored in milliseconds
+	Status  string        // "ok", or what went wrong ("error", "early_abort", …)
+	Error   string
+	At      time.Time // zero means now
 }
 
 // Step is one attempt at running one cell of a task.
@@ -206,12 +216,33 @@ func (d *DB) StartTask(ctx context.Context, t Task) error {
 	return d.errf(err, "start task %s", t.ID)
 }
 
-// SetSpent records what the task has spent so far (absolute figures, not increments).
+// SetSpent records what the task has spent so far (absolute figures, not increments); its
+// cost is left as it was (see RecordSpent).
 func (d *DB) SetSpent(ctx context.Context, id string, calls, tokens int) error {
 	res, err := d.db.ExecContext(ctx, `UPDATE tasks SET calls = ?, tokens = ? WHERE id = ?`,
 		calls, tokens, id)
 	return d.errf(affected(res, err, id), "set spent of task %s", id)
 }
+
+// Spent is what a task has spent: API calls, tokens, the dollars of the calls of known cost,
+// and the number of calls of unknown cost.
+type Spent struct {
+	Calls, Tokens int
+	CostUSD       float64
+	CostUnknown   int
+}
+
+// RecordSpent records what the task has spent so far, cost included (absolute figures).
+func (d *DB) RecordSpent(ctx context.Context, id string, s Spent) error {
+	if !finite(s.CostUSD) {
+		return d.errf(fmt.Errorf("cost %v is not a finite amount", s.CostUSD), "set spent of task %s", id)
+	}
+	res, err := d.db.ExecContext(ctx, `UPDATE tasks SET calls = ?, tokens = ?, cost_usd = ?, cost_unknown = ? WHERE id = ?`,
+		s.Calls, s.Tokens, s.CostUSD, s.CostUnknown, id)
+	return d.errf(affected(res, err, id), "set spent of task %s", id)
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // FinishTask ends a running task with status, its answer (if any), and the error that ended it
 // (nil if none): its kind (fault.KindOf) and message are stored. Finishing a task twice returns
@@ -235,10 +266,17 @@ func (d *DB) FinishTask(ctx context.Context, id string, status Status, answer st
 
 // RecordCall appends one API call.
 func (d *DB) RecordCall(ctx context.Context, c APICall) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO api_calls (task, agent, model, prompt_tokens,
-		completion_tokens, latency_ms, status, error, at) VALUES (?,?,?,?,?,?,?,?,?)`,
-		c.Task, d.red.String(c.Agent), d.red.String(c.Model), c.PromptTokens, c.CompletionTokens,
-		c.Latency.Milliseconds(), d.red.String(c.Status), d.text(c.Error), d.stamp(c.At))
+	var cost any // NULL: unknown
+	if c.CostUSD != nil {
+		if !finite(*c.CostUSD) {
+			return d.errf(fmt.Errorf("cost %v is not a finite amount", *c.CostUSD), "record api call of task %s", c.Task)
+		}
+		cost = *c.CostUSD
+	}
+	_, err := d.db.ExecContext(ctx, `INSERT INTO api_calls (task, agent, model, backend, prompt_tokens,
+		completion_tokens, cached_tokens, source, cost_usd, latency_ms, status, error, at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		c.Task, d.red.String(c.Agent), d.red.String(c.Model), d.red.String(c.Backend), c.PromptTokens, c.CompletionTokens,
+		c.CachedTokens, d.red.String(c.Source), cost, c.Latency.Milliseconds(), d.red.String(c.Status), d.text(c.Error), d.stamp(c.At))
 	return d.errf(err, "record api call of task %s", c.Task)
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -325,6 +326,89 @@ func TestMigrations(t *testing.T) {
 	}
 	if _, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "99") {
 		t.Errorf("opening a database from a newer rlm: got %v, want a version error", err)
+	}
+}
+
+// TestMigrationToCost: a database of version 2 (before costs) keeps its calls and tasks, whose
+// cost reads as unknown, never as $0.
+func TestMigrationToCost(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "audit.db")
+	old, err := sql.Open("sqlite", path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, old, migrations[:2]); err != nil {
+		t.Fatal(err)
+	}
+	stamp := t0.Format(timeLayout)
+	for _, q := range []string{
+		`INSERT INTO tasks (id, status, calls, tokens, started_at) VALUES ('old', 'ANSWERED', 3, 900, '` + stamp + `')`,
+		`INSERT INTO api_calls (task, model, prompt_tokens, at) VALUES ('old', 'm', 100, '` + stamp + `')`,
+	} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = old.Close()
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tk, err := d.Task(ctx, "old")
+	if err != nil || tk.CostUSD != 0 || tk.CostUnknown != 3 {
+		t.Errorf("old task: cost %v, unknown %d, %v; want its 3 calls of unknown cost", tk.CostUSD, tk.CostUnknown, err)
+	}
+	cs, err := d.Calls(ctx, "old")
+	if err != nil || len(cs) != 1 || cs[0].CostUSD != nil || cs[0].PromptTokens != 100 {
+		t.Errorf("old call: %+v, %v; want its tokens, cost unknown", cs, err)
+	}
+}
+
+// TestCost: a call's cost is stored as given, an unknown one as NULL (read back as nil), and
+// a task's spent cost with its count of unknown calls; a cost that is not finite is refused.
+func TestCost(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	if err := d.StartTask(ctx, Task{ID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	known, zero := 0.0125, 0.0
+	for _, c := range []APICall{
+		{Task: "t1", Model: "big", Backend: "default", PromptTokens: 1000, CachedTokens: 400, Source: "usage", CostUSD: &known},
+		{Task: "t1", Model: "small", Backend: "vllm", PromptTokens: 10, Source: "estimate"},
+		{Task: "t1", Model: "small", Backend: "vllm", Status: "error:rate_limit", CostUSD: &zero},
+	} {
+		if err := d.RecordCall(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nan := math.NaN()
+	if err := d.RecordCall(ctx, APICall{Task: "t1", CostUSD: &nan}); err == nil {
+		t.Error("a NaN cost was recorded")
+	}
+	cs, err := d.Calls(ctx, "t1")
+	if err != nil || len(cs) != 3 {
+		t.Fatalf("calls %+v, %v", cs, err)
+	}
+	got := []string{}
+	for _, c := range cs {
+		cost := "unknown"
+		if c.CostUSD != nil {
+			cost = fmt.Sprint(*c.CostUSD)
+		}
+		got = append(got, fmt.Sprintf("%s@%s cached=%d source=%s cost=%s", c.Model, c.Backend, c.CachedTokens, c.Source, cost))
+	}
+	want := []string{"big@default cached=400 source=usage cost=0.0125", "small@vllm cached=0 source=estimate cost=unknown", "small@vllm cached=0 source= cost=0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if err := d.RecordSpent(ctx, "t1", Spent{Calls: 3, Tokens: 1010, CostUSD: 0.0125, CostUnknown: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if tk, err := d.Task(ctx, "t1"); err != nil || tk.CostUSD != 0.0125 || tk.CostUnknown != 1 || tk.Calls != 3 {
+		t.Errorf("task %+v, %v", tk, err)
 	}
 }
 

@@ -11,11 +11,14 @@
 // # What is stored
 //
 //   - tasks: id (see NewTaskID), question, status (RUNNING until FinishTask sets ANSWERED,
-//     FAILED or ABORTED), answer, error kind and message, spent calls and tokens (SetSpent
-//     overwrites them as the run goes, so an aborted task's figures are the ones it reached),
-//     pid, start and end times, the context files and metadata (JSON), language and model.
-//   - api_calls: task, agent or tier, model, prompt and completion tokens, latency, status,
-//     error, time.
+//     FAILED or ABORTED), answer, error kind and message, spent calls, tokens and cost
+//     (RecordSpent overwrites them as the run goes, so an aborted task's figures are the ones
+//     it reached: cost_usd, the dollars of the calls of known cost, and cost_unknown, how many
+//     calls were of unknown cost), pid, start and end times, the context files and metadata
+//     (JSON), language and model.
+//   - api_calls: task, agent or tier, model (its configured name), backend, prompt,
+//     completion and cached prompt tokens, the source of those counts, cost_usd (NULL when
+//     unknown: no price and none reported; never stored as 0), latency, status, error, time.
 //   - steps: task, step, attempt, code and output (truncated), validator decision, findings
 //     (JSON), error kind, time.
 //   - tool_calls: task, step, tool name, arguments (JSON, truncated), result summary, error,

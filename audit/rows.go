@@ -127,7 +127,7 @@ func parseTime(s string) (time.Time, error) {
 }
 
 const taskColumns = `id, question, status, answer, error_kind, error_message, calls, tokens, pid,
-	started_at, ended_at, ctx_files, ctx_metadata, lang, model`
+	started_at, ended_at, ctx_files, ctx_metadata, lang, model, cost_usd, cost_unknown`
 
 func (d *DB) queryTasks(ctx context.Context, tail string, args ...any) ([]Task, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks `+tail, args...)
@@ -141,7 +141,7 @@ func (d *DB) queryTasks(ctx context.Context, tail string, args ...any) ([]Task, 
 		var started, ended, files, meta string
 		if err := rows.Scan(&t.ID, &t.Question, &t.Status, &t.Answer, &t.ErrorKind,
 			&t.ErrorMessage, &t.Calls, &t.Tokens, &t.PID, &started, &ended, &files, &meta,
-			&t.Lang, &t.Model); err != nil {
+			&t.Lang, &t.Model, &t.CostUSD, &t.CostUnknown); err != nil {
 			return nil, err
 		}
 		if err := scanTaskText(&t, started, ended, files, meta); err != nil {
@@ -169,8 +169,8 @@ func scanTaskText(t *Task, started, ended, files, meta string) (err error) {
 }
 
 func (d *DB) queryCalls(ctx context.Context, task string) ([]APICall, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT task, agent, model, prompt_tokens,
-		completion_tokens, latency_ms, status, error, at FROM api_calls WHERE task = ? ORDER BY id`, task)
+	rows, err := d.db.QueryContext(ctx, `SELECT task, agent, model, backend, prompt_tokens,
+		completion_tokens, cached_tokens, source, cost_usd, latency_ms, status, error, at FROM api_calls WHERE task = ? ORDER BY id`, task)
 	if err != nil {
 		return nil, err
 	}
@@ -180,9 +180,13 @@ func (d *DB) queryCalls(ctx context.Context, task string) ([]APICall, error) {
 		var c APICall
 		var ms int64
 		var at string
-		if err := rows.Scan(&c.Task, &c.Agent, &c.Model, &c.PromptTokens, &c.CompletionTokens,
-			&ms, &c.Status, &c.Error, &at); err != nil {
+		var cost sql.NullFloat64
+		if err := rows.Scan(&c.Task, &c.Agent, &c.Model, &c.Backend, &c.PromptTokens, &c.CompletionTokens,
+			&c.CachedTokens, &c.Source, &cost, &ms, &c.Status, &c.Error, &at); err != nil {
 			return nil, err
+		}
+		if cost.Valid {
+			c.CostUSD = &cost.Float64
 		}
 		c.Latency = time.Duration(ms) * time.Millisecond
 		if c.At, err = parseTime(at); err != nil {

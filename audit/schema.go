@@ -67,6 +67,18 @@ var migrations = []string{
 	CREATE INDEX steps_task ON steps(task, id);
 	CREATE INDEX tool_calls_task ON tool_calls(task, id);
 	CREATE INDEX tasks_started ON tasks(started_at);`,
+	// 3: models on several backends, and money. Each call records the backend that served it,
+	// its cached prompt tokens, where its token counts came from, and its cost in US dollars
+	// (NULL when unknown: no price and no cost reported, never 0). A task keeps the dollars
+	// known so far and how many calls were of unknown cost; the calls recorded before this
+	// migration are all of unknown cost.
+	`ALTER TABLE api_calls ADD COLUMN backend TEXT NOT NULL DEFAULT '';
+	ALTER TABLE api_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE api_calls ADD COLUMN source TEXT NOT NULL DEFAULT '';
+	ALTER TABLE api_calls ADD COLUMN cost_usd REAL;
+	ALTER TABLE tasks ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+	ALTER TABLE tasks ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0;
+	UPDATE tasks SET cost_unknown = calls;`,
 }
 
 // migrate applies the entries of migs that db has not seen yet, each in its own IMMEDIATE
