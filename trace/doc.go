@@ -45,7 +45,12 @@
 // block's result "error" ({"kind", "message"}, kind from package fault, also appended to
 // stderr in the reference's way), "local_types" (variable → type name, for the variables whose
 // type the engine reported) and "locals_omitted" (how many variables past MaxLocals were left
-// out).
+// out); on a sub-call "backend" (the backend that served it).
+//
+// Cost. A call's cost in US dollars is written where it is known, and left out where it is not
+// (no price and none reported), never written as 0 for unknown: the root call's as "cost" in
+// an iteration's "usage", a sub-call's as "total_cost" in its model usage summary (the
+// reference's key, which the trace viewer reads).
 //
 // Locals. The reference writes the REPL's variables after the block, each value serialized
 // (primitives as JSON, anything else as its repr). rlm writes one string per variable: a short
@@ -65,7 +70,8 @@
 // keeps the outcome beside the trace, in <trace name>.outcome.json (OutcomePath): {"type":
 // "outcome", "timestamp", "task_id", "status", "answer", "error" {"kind", "message"},
 // "prompt_tokens", "completion_tokens" (the model calls this process made), "total_tokens",
-// "api_calls" (everything charged to the task, recursive sub-runs included), "wall_time"},
+// "api_calls" (everything charged to the task, recursive sub-runs included), "wall_time", "cost"
+// {"usd" (the dollars of the calls of known cost; null when none was known), "unknown_calls"}},
 // written to a temporary file and renamed. Traces written before this carry the same object as
 // "outcome" on a second metadata line; Summarize still reads it. Package tracetest restates the
 // visualizer's reading rules so that tests check all of this.

@@ -69,6 +69,12 @@ func (rec *outcomeRecord) outcome() Outcome {
 	if rec.Error != nil {
 		o.ErrKind, o.ErrMsg = fault.Kind(rec.Error.Kind), rec.Error.Message
 	}
+	if c := rec.Cost; c != nil {
+		o.Cost = &Cost{Unknown: c.UnknownCalls}
+		if c.USD != nil {
+			o.Cost.USD = *c.USD
+		}
+	}
 	return o
 }
 

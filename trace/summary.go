@@ -107,6 +107,7 @@ func summarizeFile(path string) (Summary, error) {
 		if o.ErrKind != "" || o.ErrMsg != "" {
 			rec.Error = &errorRecord{Kind: string(o.ErrKind), Message: o.ErrMsg}
 		}
+		rec.Cost = costRecordOf(o.Cost)
 		s.applyOutcome(&rec)
 	}
 	return s, nil
@@ -191,6 +192,12 @@ func (s *Summary) applyOutcome(o *outcomeRecord) {
 		s.PromptTokens, s.CompletionTokens = o.PromptTokens, o.CompletionTokens
 	}
 	s.Tokens, s.Calls = o.TotalTokens, o.APICalls
+	if c := o.Cost; c != nil {
+		s.Cost = &Cost{Unknown: c.UnknownCalls}
+		if c.USD != nil {
+			s.Cost.USD = *c.USD
+		}
+	}
 	if o.WallTime > 0 {
 		s.WallTime = time.Duration(o.WallTime * float64(time.Second))
 	}
@@ -243,6 +250,9 @@ func (s Summary) format(w io.Writer) error {
 		s.PromptTokens, s.CompletionTokens)
 	if s.Calls > 0 || s.Tokens > s.PromptTokens+s.CompletionTokens {
 		row("task total", "%d tokens in %d API calls (sub-runs included)", s.Tokens, s.Calls)
+	}
+	if s.Cost != nil {
+		row("cost", "%s", s.Cost)
 	}
 	row("wall time", "%s", s.WallTime.Round(time.Millisecond))
 	if s.HasFinal {

@@ -35,10 +35,42 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// Usage counts the tokens of one model call.
+// Usage counts the tokens of one model call, and its cost in US dollars when known (nil: no
+// price and none reported; it is never written as 0 then).
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	Cost             *float64 `json:"cost,omitempty"`
+}
+
+// Cost is an amount of US dollars that may be partly unknown: USD sums the calls of known cost,
+// Unknown counts the others.
+type Cost struct {
+	USD     float64
+	Unknown int
+}
+
+// String writes the cost for a person: "$0.0123", "unknown (3 calls)", or "≥ $0.0123 (2 calls
+// of unknown cost)".
+func (c Cost) String() string {
+	usd := fmt.Sprintf("$%.4f", c.USD)
+	switch {
+	case c.USD == 0:
+		usd = "$0"
+	case c.USD >= 1:
+		usd = fmt.Sprintf("$%.2f", c.USD)
+	}
+	calls := fmt.Sprintf("%d calls", c.Unknown)
+	if c.Unknown == 1 {
+		calls = "1 call"
+	}
+	switch {
+	case c.Unknown == 0:
+		return usd
+	case c.USD == 0:
+		return "unknown (" + calls + ")"
+	}
+	return "≥ " + usd + " (" + calls + " of unknown cost)"
 }
 
 // Iteration is one turn of the root model: the prompt it was sent, its response, and the code
@@ -90,7 +122,8 @@ const (
 
 // SubCall is one llm_query made by a cell.
 type SubCall struct {
-	Model    string
+	Model    string // the model that answered (its configured name)
+	Backend  string // the backend that served it
 	Prompt   string
 	Response string
 	Usage    Usage
@@ -108,6 +141,7 @@ type Outcome struct {
 	Usage    Usage         // the tokens of the model calls this process made, root and sub-calls
 	Tokens   int           // every token charged to the task, recursive sub-runs included
 	Calls    int           // every API call charged to the task
+	Cost     *Cost         // every dollar charged to the task; nil: not recorded (older rlm)
 	WallTime time.Duration // the whole run
 }
 
@@ -214,6 +248,7 @@ type Summary struct {
 	PromptTokens                int // the outcome's, else the sum of root and sub-call records
 	CompletionTokens            int
 	Tokens, Calls               int           // the outcome's task totals (sub-runs included); 0 without one
+	Cost                        *Cost         // the outcome's; nil when it records none
 	WallTime                    time.Duration // the outcome's, else the sum of iteration times
 	FinalAnswer                 string        // the outcome's answer, else the last final_answer
 	HasFinal                    bool

@@ -37,6 +37,8 @@ func tick() func() time.Time {
 
 func ptr(s string) *string { return &s }
 
+func usd(f float64) *float64 { return &f }
+
 // writeRun writes a small but complete run: two iterations (sub-calls, an error, variables,
 // FINAL) and the outcome, and returns the file's path.
 func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
@@ -52,14 +54,14 @@ func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
 	prompt := []Message{{Role: "system", Content: "You are in a sandboxed JS REPL."},
 		{Role: "user", Content: "Question: How many ERROR lines?"}}
 	first := Iteration{Prompt: prompt, Response: "Let me count.\n```js\nprint(count(context, /ERROR/))\n```",
-		Time: 1500 * time.Millisecond, Usage: Usage{PromptTokens: 900, CompletionTokens: 40},
+		Time: 1500 * time.Millisecond, Usage: Usage{PromptTokens: 900, CompletionTokens: 40, Cost: usd(0.0027)},
 		CodeBlocks: []CodeBlock{
 			{Code: "print(count(context, /ERROR/))", Stdout: "17\n", Time: 20 * time.Millisecond,
 				Locals: []Var{{Name: "n", Type: "number", Repr: "17"}, {Name: "errs"}}},
 			{Code: "llm_query_batched(['a', 'b'])", Time: 300 * time.Millisecond,
 				ErrKind: fault.Code, ErrMsg: "TypeError: x is undefined",
 				SubCalls: []SubCall{
-					{Model: "sub-model", Prompt: "a", Response: "A", Usage: Usage{PromptTokens: 10, CompletionTokens: 2}, Time: 200 * time.Millisecond},
+					{Model: "sub-model", Backend: "local", Prompt: "a", Response: "A", Usage: Usage{PromptTokens: 10, CompletionTokens: 2, Cost: usd(0.00001)}, Time: 200 * time.Millisecond},
 					{Model: "sub-model", Prompt: "b", Error: "HTTP 500", Time: 100 * time.Millisecond},
 				}},
 		}}
@@ -73,7 +75,7 @@ func writeRun(t *testing.T, dir string, r *redact.Redactor) string {
 		}
 	}
 	if err := w.Finish(Outcome{Status: "ANSWERED", Answer: "17", Usage: Usage{PromptTokens: 1910, CompletionTokens: 52},
-		Tokens: 2500, Calls: 5, WallTime: 3 * time.Second}); err != nil {
+		Tokens: 2500, Calls: 5, WallTime: 3 * time.Second, Cost: &Cost{USD: 0.0031, Unknown: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -121,6 +123,62 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "run.summary.txt", out.Bytes())
+}
+
+// TestCost: a cost is written only where it is known; a task whose every call is of unknown
+// cost says so (usd null), and reads back as unknown, never as $0.
+func TestCost(t *testing.T) {
+	for _, tt := range []struct {
+		cost *Cost
+		rec  string // the outcome file's "cost"
+		text string // rlm trace summary's line
+	}{
+		{&Cost{USD: 0.0123}, `{"usd":0.0123,"unknown_calls":0}`, "$0.0123"},
+		{&Cost{USD: 12.5}, `{"usd":12.5,"unknown_calls":0}`, "$12.50"},
+		{&Cost{}, `{"usd":0,"unknown_calls":0}`, "$0"},
+		{&Cost{USD: 0.25, Unknown: 1}, `{"usd":0.25,"unknown_calls":1}`, "≥ $0.2500 (1 call of unknown cost)"},
+		{&Cost{Unknown: 3}, `{"usd":null,"unknown_calls":3}`, "unknown (3 calls)"},
+		{&Cost{USD: 0.5, Unknown: 2}, `{"usd":0.5,"unknown_calls":2}`, "≥ $0.5000 (2 calls of unknown cost)"},
+		{nil, "", ""},
+	} {
+		path := filepath.Join(t.TempDir(), FileName(t0, "t"))
+		w, err := Create(path, Metadata{TaskID: "t"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(Outcome{Status: "ANSWERED", Cost: tt.cost}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		raw, err := os.ReadFile(OutcomePath(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Cost json.RawMessage `json:"cost"`
+		}
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if len(rec.Cost) > 0 {
+			_ = json.Compact(&compact, rec.Cost)
+		}
+		if compact.String() != tt.rec {
+			t.Errorf("%v: cost written as %s, want %s", tt.cost, compact.String(), tt.rec)
+		}
+		s, err := SummarizeFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if s.Cost != nil {
+			got = s.Cost.String()
+		}
+		if got != tt.text {
+			t.Errorf("%v: summary cost %q, want %q", tt.cost, got, tt.text)
+		}
+	}
 }
 
 func TestFileName(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -44,6 +45,14 @@ type outcomeRecord struct {
 	TotalTokens      int          `json:"total_tokens"`
 	APICalls         int          `json:"api_calls"`
 	WallTime         float64      `json:"wall_time"`
+	Cost             *costRecord  `json:"cost,omitempty"`
+}
+
+// costRecord is the task's cost: usd is the dollars of the calls of known cost (null when no
+// call's cost is known but some were made), unknown_calls the number of the others.
+type costRecord struct {
+	USD          *float64 `json:"usd"`
+	UnknownCalls int      `json:"unknown_calls"`
 }
 
 type errorRecord struct {
@@ -90,6 +99,7 @@ type subCallRecord struct {
 	Error            *string      `json:"error,omitempty"`
 	PromptTokens     int          `json:"prompt_tokens"`     // ext: what the visualizer reads
 	CompletionTokens int          `json:"completion_tokens"` // ext: what the visualizer reads
+	Backend          string       `json:"backend,omitempty"` // ext
 }
 
 type usageSummary struct {
@@ -97,9 +107,10 @@ type usageSummary struct {
 }
 
 type modelUsage struct {
-	TotalCalls        int `json:"total_calls"`
-	TotalInputTokens  int `json:"total_input_tokens"`
-	TotalOutputTokens int `json:"total_output_tokens"`
+	TotalCalls        int      `json:"total_calls"`
+	TotalInputTokens  int      `json:"total_input_tokens"`
+	TotalOutputTokens int      `json:"total_output_tokens"`
+	TotalCost         *float64 `json:"total_cost,omitempty"` // the reference's key; absent when unknown
 }
 
 // stamp formats t like Python's datetime.isoformat() with an explicit UTC offset.
@@ -193,6 +204,7 @@ func (w *Writer) iterationRecord(it Iteration) iterationRecord {
 	}
 	if it.Usage != (Usage{}) {
 		u := it.Usage
+		u.Cost = finiteCost(u.Cost)
 		rec.Usage = &u
 	}
 	rec.ForcedFinal = it.Forced
@@ -240,9 +252,9 @@ func subCallFor(r *redact.Redactor, c SubCall) subCallRecord {
 	}
 	rec := subCallRecord{RootModel: model, Prompt: r.String(c.Prompt), Response: r.String(c.Response),
 		UsageSummary: usageSummary{ModelUsageSummaries: map[string]modelUsage{model: {TotalCalls: 1,
-			TotalInputTokens: c.Usage.PromptTokens, TotalOutputTokens: c.Usage.CompletionTokens}}},
+			TotalInputTokens: c.Usage.PromptTokens, TotalOutputTokens: c.Usage.CompletionTokens, TotalCost: finiteCost(c.Usage.Cost)}}},
 		ExecutionTime: seconds(c.Time), PromptTokens: c.Usage.PromptTokens,
-		CompletionTokens: c.Usage.CompletionTokens}
+		CompletionTokens: c.Usage.CompletionTokens, Backend: r.String(c.Backend)}
 	if c.Error != "" {
 		e := r.String(c.Error)
 		rec.Error = &e
@@ -262,7 +274,28 @@ func (w *Writer) outcomeRecord(o Outcome) *outcomeRecord {
 	if o.ErrKind != "" || o.ErrMsg != "" {
 		rec.Error = &errorRecord{Kind: string(o.ErrKind), Message: w.red.String(o.ErrMsg)}
 	}
+	rec.Cost = costRecordOf(o.Cost)
 	return rec
+}
+
+func costRecordOf(c *Cost) *costRecord {
+	if c == nil {
+		return nil
+	}
+	rec := &costRecord{UnknownCalls: max(c.Unknown, 0)}
+	if c.Unknown == 0 || c.USD != 0 {
+		rec.USD = finiteCost(&c.USD)
+	}
+	return rec
+}
+
+// finiteCost is a copy of a cost that JSON can hold (a finite amount), else nil.
+func finiteCost(c *float64) *float64 {
+	if c == nil || math.IsNaN(*c) || math.IsInf(*c, 0) {
+		return nil
+	}
+	v := *c
+	return &v
 }
 
 func (w *Writer) optional(s *string) *string {

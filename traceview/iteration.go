@@ -195,6 +195,9 @@ func (m *model) finish(o *trace.Outcome) {
 		ix.Outcome = &outcome{Status: o.Status, ErrKind: string(o.ErrKind), ErrMsg: o.ErrMsg,
 			Prompt: o.Usage.PromptTokens, Completion: o.Usage.CompletionTokens, Tokens: o.Tokens,
 			Calls: o.Calls, Wall: o.WallTime.Seconds()}
+		if o.Cost != nil {
+			ix.Outcome.Cost = o.Cost.String()
+		}
 		if o.Answer != "" || o.Status == "ANSWERED" {
 			a := o.Answer
 			ix.Outcome.Answer = &a

@@ -51,6 +51,7 @@ type outcome struct {
 	Tokens     int     `json:"tokens"`
 	Calls      int     `json:"calls"`
 	Wall       float64 `json:"wall"`
+	Cost       string  `json:"cost"` // the task's cost as rlm states it ("≥ $0.12 (3 calls of unknown cost)"); "" when not recorded
 }
 
 // iterationRow is one iteration in the index: enough for the timeline and the usage chart.

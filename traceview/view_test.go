@@ -175,3 +175,24 @@ func TestInert(t *testing.T) {
 		t.Error("view.js uses an HTML or code sink")
 	}
 }
+
+// TestCost: rlm's cost records reach the view: each iteration's root and sub-call costs, each
+// sub-call's, and the outcome's total as rlm states it (unknown never shown as $0).
+func TestCost(t *testing.T) {
+	b := blocks(t, render(t, filepath.Join("..", "trace", "testdata", "run.jsonl")))
+	ix := b["rlm-index"].(map[string]any)
+	if ix["has_cost"] != true {
+		t.Fatal("has_cost is false for a trace that records costs")
+	}
+	if got := ix["outcome"].(map[string]any)["cost"]; got != "≥ $0.0031 (1 call of unknown cost)" {
+		t.Errorf("outcome cost = %v", got)
+	}
+	row := ix["iterations"].([]any)[0].(map[string]any)
+	if got := row["cost"].(float64); got < 0.00271-1e-12 || got > 0.00271+1e-12 {
+		t.Errorf("iteration 1 cost = %v, want 0.0027 + 0.00001", got)
+	}
+	calls := b["rlm-it-1"].(map[string]any)["blocks"].([]any)[1].(map[string]any)["calls"].([]any)
+	if c0, c1 := calls[0].(map[string]any)["cost"], calls[1].(map[string]any)["cost"]; c0 != 0.00001 || c1 != nil {
+		t.Errorf("sub-call costs %v, %v; want 0.00001 and null (unknown)", c0, c1)
+	}
+}

@@ -293,6 +293,7 @@
       ['sub-calls', num(tk.calls) + (tk.callErrors ? ' (' + num(tk.callErrors) + ' failed)' : '')],
       ['tokens', num(tk.tokens) + (o && o.tokens > tk.tokens ? ' (task: ' + num(o.tokens) + ')' : '')],
       ['wall time', secs(o && o.wall ? o.wall : tk.time)],
+      ['cost', o && o.cost ? o.cost : (ix.has_cost ? cost(tk.cost) + ' (calls that record one)' : 'not recorded')],
       ['task', ix.meta.task_id || '—'],
       ['started', ix.meta.started ? ix.meta.started.replace('T', ' ').slice(0, 19) : '—']
     ].forEach(function (f) {
@@ -303,10 +304,10 @@
   }
 
   function totals() {
-    var t = { calls: 0, callErrors: 0, tokens: 0, time: 0 };
+    var t = { calls: 0, callErrors: 0, tokens: 0, time: 0, cost: 0 };
     its.forEach(function (r) {
       t.calls += r.calls; t.callErrors += r.call_errors;
-      t.tokens += r.pt + r.ct + r.spt + r.sct; t.time += itTime(r) || 0;
+      t.tokens += r.pt + r.ct + r.spt + r.sct; t.time += itTime(r) || 0; t.cost += r.cost || 0;
     });
     if (ix.outcome && ix.outcome.prompt_tokens + ix.outcome.completion_tokens > 0) {
       t.tokens = ix.outcome.prompt_tokens + ix.outcome.completion_tokens;
