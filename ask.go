@@ -250,13 +250,13 @@ func (r *run) controllerConfig() (controller.Config, error) {
 	cfg := controller.Config{
 		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs,
 		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, CellTimeout: r.CellTimeout,
-			Limits: r.Limits, Quota: r.Quota, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded,
+			Limits: r.Limits, Quota: r.Quota, WorkerMemory: r.WorkerMemory, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded,
 			Indexes: indexCache(r.Home, func(err error) {
 				r.rec.Log.Warn(err.Error(), "task", r.task)
 				r.prog.line("warning: %v", err)
 			})},
 		MaxIterations: r.MaxIterations, MaxSubCalls: r.Limits.SubCalls, MaxBatches: r.Limits.Batches, BatchWidth: r.Limits.BatchWidth,
-		MaxBlocks: r.MaxBlocks,
+		MaxBlocks: r.MaxBlocks, FeedbackChars: r.FeedbackChars,
 	}
 	if len(r.llmCfg.Models) == 0 {
 		return cfg, nil // a script run without a model: llm_query says how to configure one
@@ -332,6 +332,10 @@ func (r *run) finish(ctx context.Context, o outcome) (Result, error) {
 	default:
 		msg = fmt.Sprintf("completed in %s: %d iterations, %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.iterations, o.subCalls)
 	}
+	if r.client != nil {
+		sp := r.client.Spent()
+		msg += fmt.Sprintf("; %d API calls, %d tokens, cost %s", sp.Calls, sp.Tokens, sp.Cost)
+	}
 	r.prog.line("%s", msg)
 	r.prog.emit(Event{Kind: EventFinished, Message: msg, Result: &res})
 	return res, o.err
@@ -354,7 +358,7 @@ func (r *run) record(status Status, o outcome) {
 	bg := context.Background()
 	sp := r.client.Spent()
 	obs := r.obs
-	obs.warn(r.rec.DB.SetSpent(bg, r.task, sp.Calls, sp.Tokens))
+	obs.warn(r.rec.DB.RecordSpent(bg, r.task, record.Spent(sp)))
 	st, answer := audit.Answered, o.answer
 	switch {
 	case status == Failed:
@@ -369,6 +373,9 @@ func (r *run) record(status Status, o outcome) {
 	used := obs.used
 	obs.mu.Unlock()
 	out := trace.Outcome{Status: string(st), Answer: answer, Usage: used, Tokens: sp.Tokens, Calls: sp.Calls, WallTime: time.Since(r.started)}
+	if r.client != nil {
+		out.Cost = &trace.Cost{USD: sp.Cost.USD, Unknown: sp.Cost.Unknown}
+	}
 	if o.err != nil {
 		out.ErrKind, out.ErrMsg = kindOf(o.err), o.err.Error()
 	}
@@ -377,7 +384,7 @@ func (r *run) record(status Status, o outcome) {
 	if o.err != nil {
 		level = slog.LevelError
 	}
-	r.rec.Log.Log(bg, level, "task finished", "task", r.task, "status", st, "calls", sp.Calls, "tokens", sp.Tokens, "err", o.err)
+	r.rec.Log.Log(bg, level, "task finished", "task", r.task, "status", st, "calls", sp.Calls, "tokens", sp.Tokens, "cost", sp.Cost.String(), "err", o.err)
 }
 
 // workDir is where a run keeps files of its own, such as its sub-runs' prompts.

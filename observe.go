@@ -150,9 +150,9 @@ func (o *recorder) Iteration(it controller.Iteration) {
 	o.mu.Lock()
 	o.iterations = it.Step
 	sp := o.r.client.Spent()
-	o.warn(o.rec.DB.SetSpent(context.Background(), o.rec.Task, sp.Calls, sp.Tokens))
+	o.warn(o.rec.DB.RecordSpent(context.Background(), o.rec.Task, record.Spent(sp)))
 	o.mu.Unlock()
-	msg := fmt.Sprintf("iteration %d: %s, %d sub-calls, %d API calls and %d tokens used so far", it.Step, cellsLabel(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens)
+	msg := fmt.Sprintf("iteration %d: %s, %d sub-calls; used so far: %d API calls, %d tokens, cost %s", it.Step, cellsLabel(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens, sp.Cost)
 	o.prog.line("%s", msg)
 	o.prog.emit(Event{Kind: EventIteration, Step: it.Step, Message: msg})
 }
@@ -185,9 +185,7 @@ func cellsLabel(cells []controller.Cell) string {
 // apiCall is the model client's Observer: every attempt goes to the audit trail, and to the
 // shared budget.
 func (o *recorder) apiCall(c llm.Call) {
-	ac := audit.APICall{Task: o.rec.Task, Agent: c.Agent, Model: c.Model, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
-		Latency: c.Latency, Status: c.Status, Error: c.Err, At: c.At}
-	o.warn(o.rec.DB.RecordCall(context.Background(), ac))
+	o.warn(o.rec.DB.RecordCall(context.Background(), record.APICall(o.rec.Task, c)))
 	if b := o.r.Budget; b != nil {
 		b.charge(llm.Spent{Calls: 1, Tokens: c.PromptTokens + c.CompletionTokens, Cost: c.Cost})
 	}
@@ -195,8 +193,7 @@ func (o *recorder) apiCall(c llm.Call) {
 	o.mu.Lock()
 	o.used.PromptTokens += c.PromptTokens
 	o.used.CompletionTokens += c.CompletionTokens
-	sp := o.r.client.Spent()
-	o.warn(o.rec.DB.SetSpent(context.Background(), o.rec.Task, sp.Calls, sp.Tokens))
+	o.warn(o.rec.DB.RecordSpent(context.Background(), o.rec.Task, record.Spent(o.r.client.Spent())))
 	o.mu.Unlock()
 	o.prog.emit(Event{Kind: EventModelCall, Call: &c})
 }

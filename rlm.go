@@ -50,9 +50,11 @@ type Options struct {
 	Quota         Quota         // what write_file may leave in the workspace (256 MiB, 10,000 entries)
 	MaxIterations int           // root iterations before the forced final answer (25)
 	MaxBlocks     int           // code blocks of one reply that run (8)
+	FeedbackChars int           // characters of output shown to the root model per reply (20,000)
 	Timeout       time.Duration // the whole run's wall clock (90 min; ctx's deadline if earlier)
 	CellTimeout   time.Duration // per cell (120 s)
 	MinFreeMB     int           // free space Home must have at the start (100 MB)
+	WorkerMemory  int64         // bytes of the worker process that runs the cells (512 MiB)
 
 	// Recursive runs. Name is this agent's name (default "rlm"): progress lines and the call
 	// chain. MaxDepth 1 (default) makes llm_query a model call; above it, llm_query starts a
@@ -278,8 +280,9 @@ type SessionOptions struct {
 	Workspace     string
 	Home          string        // "" = $RLM_HOME, else ~/.rlm (only for the default workspace)
 	Limits        Limits        // per call, per cell and per session caps
-	Quota         Quota         // what write_file may leave in the workspace
 	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
+	Quota         Quota         // what write_file may leave in the workspace (256 MiB, 10,000 entries)
+	WorkerMemory  int64         // bytes of the worker process (512 MiB)
 	AllowDegraded bool          // as Options.AllowDegraded
 	NoValidate    bool          // as Options.NoValidate
 }

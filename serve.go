@@ -51,6 +51,7 @@ func specOf(o Options, model llm.Config) subrun.Spec {
 	return subrun.Spec{
 		Home: o.Home, Lang: o.Lang, Name: o.Name, Chain: o.Chain, Depth: o.Depth, MaxDepth: o.MaxDepth, DepthCap: o.DepthCap,
 		Limits: o.Limits, Quota: o.Quota, MaxIterations: o.MaxIterations, MaxBlocks: o.MaxBlocks, CellTimeout: o.CellTimeout,
+		FeedbackChars: o.FeedbackChars, WorkerMemory: o.WorkerMemory,
 		Timeout: o.Timeout, MinFreeMB: o.MinFreeMB, AllowDegraded: o.AllowDegraded, NoLog: o.NoLog, Model: subrun.ModelOf(model),
 	}
 }
@@ -61,6 +62,7 @@ func optionsOf(spec subrun.Spec) Options {
 		Question: spec.Question, Files: spec.Files, Lang: spec.Lang, Home: spec.Home, Model: spec.Model.Config(),
 		Limits: spec.Limits, Quota: spec.Quota, MaxIterations: spec.MaxIterations, MaxBlocks: spec.MaxBlocks, Timeout: spec.Timeout,
 		CellTimeout: spec.CellTimeout, MinFreeMB: spec.MinFreeMB, Name: spec.Name, MaxDepth: spec.MaxDepth,
+		FeedbackChars: spec.FeedbackChars, WorkerMemory: spec.WorkerMemory,
 		Chain: spec.Chain, Depth: spec.Depth, DepthCap: spec.DepthCap, AllowDegraded: spec.AllowDegraded,
 		NoLog: spec.NoLog, Quiet: true,
 	}

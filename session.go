@@ -49,7 +49,7 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		}
 	}
 	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir,
-		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
+		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
 		Indexes: indexCache(home, nil)})
 	if err != nil {
 		ws.Finish()

@@ -43,7 +43,7 @@ func TestSubRunSpecCoversOptions(t *testing.T) {
 func TestSubRunSpecRoundTrip(t *testing.T) {
 	o := Options{
 		Question: "q", Files: []string{"f"}, Lang: "js", Home: "/h", Limits: Limits{PeekChars: 7, SubCalls: 3},
-		Quota: Quota{Bytes: 9}, MaxIterations: 4, MaxBlocks: 2, Timeout: time.Minute, CellTimeout: time.Second, MinFreeMB: 5,
+		Quota: Quota{Bytes: 9}, MaxIterations: 4, MaxBlocks: 2, FeedbackChars: 6000, WorkerMemory: 1 << 27, Timeout: time.Minute, CellTimeout: time.Second, MinFreeMB: 5,
 		Name: "n", MaxDepth: 3, Chain: []string{"a"}, Depth: 2, DepthCap: 4, AllowDegraded: true, NoLog: true,
 		Model: llm.Config{BaseURL: "http://x", Models: []string{"m"}, MaxCalls: 6},
 	}

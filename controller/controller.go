@@ -58,7 +58,8 @@ type Config struct {
 
 	// SubQuery, when set, answers llm_query prompts instead of Model (a recursive sub-RLM in a
 	// child process, for depth above 1). It must be safe for concurrent use.
-	SubQuery func(ctx context.Context, prompt string) (string, error)
+	// model is the configured model the code picked (llm_query's options), "" for the default.
+	SubQuery func(ctx context.Context, prompt, model string) (string, error)
 
 	Observer Observer // may be nil
 }

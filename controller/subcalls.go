@@ -100,7 +100,7 @@ func (h *subHost) query(parent context.Context, prompt, model string) (string, e
 	var resp llm.Response
 	var err error
 	if h.cfg.SubQuery != nil {
-		resp.Text, err = h.cfg.SubQuery(ctx, prompt)
+		resp.Text, err = h.cfg.SubQuery(ctx, prompt, model)
 	} else {
 		resp, err = h.cfg.Model.Complete(ctx, llm.Request{Agent: "sub", Ladder: llm.Sub, Model: model, Messages: []llm.Message{{Role: "user", Content: prompt}}})
 	}

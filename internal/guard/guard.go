@@ -113,6 +113,30 @@ func (m Model) Budget() llm.Budget {
 	return llm.Budget{}
 }
 
+// MaxCost is the next model's dollar budget (0: none), for the system prompt.
+func (m Model) MaxCost() float64 {
+	if c, ok := m.Next.(interface{ MaxCost() float64 }); ok {
+		return c.MaxCost()
+	}
+	return 0
+}
+
+// Configured lists the models code may pick for a sub-call (an *llm.Client's); nil if none.
+func (m Model) Configured() []string {
+	if c, ok := m.Next.(interface{ Configured() []string }); ok {
+		return c.Configured()
+	}
+	return nil
+}
+
+// SubModels is the next model's sub-call ladder (an *llm.Client's); nil if it has none.
+func (m Model) SubModels() []string {
+	if c, ok := m.Next.(interface{ SubModels() []string }); ok {
+		return c.SubModels()
+	}
+	return nil
+}
+
 // CheckChain refuses a run of agent name whose chain (the agents above it, outermost first)
 // already holds that name, and a run deeper than depthCap (zero or less: DefaultDepthCap).
 // Loop detection cannot be turned off.

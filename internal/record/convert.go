@@ -6,6 +6,7 @@ import (
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/trace"
 )
@@ -13,7 +14,7 @@ import (
 // Iteration converts a controller iteration into the trace's record.
 func Iteration(it controller.Iteration) trace.Iteration {
 	ti := trace.Iteration{Response: it.Response.Text, FinalAnswer: it.Final, Time: it.Took, Forced: it.Forced,
-		Usage: trace.Usage{PromptTokens: it.Response.Usage.PromptTokens, CompletionTokens: it.Response.Usage.CompletionTokens}}
+		Usage: trace.Usage{PromptTokens: it.Response.Usage.PromptTokens, CompletionTokens: it.Response.Usage.CompletionTokens, Cost: knownCost(it.Response.Cost)}}
 	for _, m := range it.Messages {
 		ti.Prompt = append(ti.Prompt, trace.Message{Role: m.Role, Content: m.Content})
 	}
@@ -52,12 +53,34 @@ func locals(res repl.Result) []trace.Var {
 
 // SubCall converts a controller sub-call into the trace's record.
 func SubCall(sc controller.SubCall) trace.SubCall {
-	ts := trace.SubCall{Model: sc.Response.Model, Prompt: sc.Prompt, Response: sc.Answer, Time: sc.Took,
-		Usage: trace.Usage{PromptTokens: sc.Response.Usage.PromptTokens, CompletionTokens: sc.Response.Usage.CompletionTokens}}
+	ts := trace.SubCall{Model: sc.Response.Model, Backend: sc.Response.Backend, Prompt: sc.Prompt, Response: sc.Answer, Time: sc.Took,
+		Usage: trace.Usage{PromptTokens: sc.Response.Usage.PromptTokens, CompletionTokens: sc.Response.Usage.CompletionTokens, Cost: knownCost(sc.Response.Cost)}}
 	if sc.Err != nil {
 		ts.Error = sc.Err.Error()
 	}
 	return ts
+}
+
+// APICall is one model API attempt's row for the api_calls table: its model and backend, its
+// tokens and their source, and its cost (nil, stored as NULL, when unknown).
+func APICall(task string, c llm.Call) audit.APICall {
+	return audit.APICall{Task: task, Agent: c.Agent, Model: c.Model, Backend: c.Backend, PromptTokens: c.PromptTokens,
+		CompletionTokens: c.CompletionTokens, CachedTokens: c.CachedTokens, Source: c.Source, CostUSD: knownCost(c.Cost),
+		Latency: c.Latency, Status: c.Status, Error: c.Err, At: c.At}
+}
+
+// Spent is a task's spent figures for the tasks table.
+func Spent(s llm.Spent) audit.Spent {
+	return audit.Spent{Calls: s.Calls, Tokens: s.Tokens, CostUSD: s.Cost.USD, CostUnknown: s.Cost.Unknown}
+}
+
+// knownCost is c in dollars when it is wholly known, else nil.
+func knownCost(c llm.Cost) *float64 {
+	if !c.Known() {
+		return nil
+	}
+	usd := c.USD
+	return &usd
 }
 
 // Step is a cell's row for the steps table. noValidate marks a run without the validator.

@@ -50,8 +50,9 @@ func New(parent Spec, dir string, client *llm.Client, charge func(llm.Spent)) *R
 	return &Runner{tmpl: child, dir: dir, client: client, charge: charge}
 }
 
-// Query runs one child over prompt and returns its answer. It is safe for concurrent use.
-func (r *Runner) Query(ctx context.Context, prompt string) (string, error) {
+// Query runs one child over prompt and returns its answer; model, when set, is the configured
+// model the code picked, which becomes the child's root model. It is safe for concurrent use.
+func (r *Runner) Query(ctx context.Context, prompt, model string) (string, error) {
 	share, err := r.reserve()
 	if err != nil {
 		return "", err
@@ -67,6 +68,9 @@ func (r *Runner) Query(ctx context.Context, prompt string) (string, error) {
 	}
 	spec := r.tmpl
 	spec.Files = []string{p}
+	if model != "" {
+		spec.Model.Models = []string{model}
+	}
 	spec.Model.MaxCalls, spec.Model.MaxTokens = share.Calls, share.Tokens
 	if r.tmpl.Model.MaxCost > 0 {
 		spec.Model.MaxCost = share.Cost.USD

@@ -29,7 +29,9 @@ type Spec struct {
 	Quota         repl.WorkspaceQuota `json:"quota"`
 	MaxIterations int                 `json:"max_iterations"`
 	MaxBlocks     int                 `json:"max_blocks"`
+	FeedbackChars int                 `json:"feedback_chars"`
 	CellTimeout   time.Duration       `json:"cell_timeout"`
+	WorkerMemory  int64               `json:"worker_memory"`
 	Timeout       time.Duration       `json:"timeout"`
 	MinFreeMB     int                 `json:"min_free_mb"`
 	AllowDegraded bool                `json:"allow_degraded"`

@@ -107,7 +107,7 @@ func TestQueryNoTime(t *testing.T) {
 	r := New(Spec{Name: "a", Depth: 1}, t.TempDir(), client, func(llm.Spent) {})
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := r.Query(ctx, "hi"); !errors.Is(err, fault.Timeout) {
+	if _, err := r.Query(ctx, "hi", ""); !errors.Is(err, fault.Timeout) {
 		t.Errorf("got %v; want a timeout", err)
 	}
 }
