@@ -148,7 +148,7 @@ func TestBadValues(t *testing.T) {
 		{"infinity", "[limits]\nmax_cost = inf\n", nil, nil, []string{"limits.max_cost = +Inf: want $0 to $100,000"}},
 		{"negative cost", "[limits]\nmax_cost = -1\n", nil, nil, []string{"limits.max_cost = -1: want $0 to $100,000"}},
 		{"bad duration", "[limits]\ncell_timeout = \"soon\"\n", nil, nil, []string{`limits.cell_timeout = "soon": want a duration such as 90m or 30s`}},
-		{"short duration", "[limits]\ncell_timeout = \"10ms\"\n", nil, nil, []string{"want 1s to 24h"}},
+		{"short duration", "[limits]\ncell_timeout = \"10ms\"\n", nil, nil, []string{"want 100ms to 24h"}},
 		{"small memory", "[limits]\nworker_memory = \"1MiB\"\n", nil, nil, []string{`limits.worker_memory = "1MiB": want 64 MiB to 64 GiB`}},
 		{"bad size", "[limits]\nworkspace_bytes = \"lots\"\n", nil, nil, []string{`want a number of bytes, or a size such as "512MiB"`}},
 		{"env", "", map[string]string{"RLM_MAX_ITERATIONS": "0"}, nil, []string{`RLM_MAX_ITERATIONS="0" (limits.max_iterations): want 1 to 1,000`}},

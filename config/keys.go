@@ -80,7 +80,7 @@ var specs = []spec{
 	{"limits.max_calls", "max-calls", "RLM_MAX_CALLS", kInt, 1, 100_000, "model API calls per run (root and sub-calls, retries included)", func(c *Config) any { return &c.Limits.MaxCalls }},
 	{"limits.max_tokens", "max-tokens", "RLM_MAX_TOKENS", kInt, 1, 1_000_000_000, "tokens per run (prompt + completion)", func(c *Config) any { return &c.Limits.MaxTokens }},
 	{"limits.max_cost", "max-cost", "RLM_MAX_COST", kUSD, 0, 100_000, "US dollars per run; 0: no dollar budget (calls and tokens still bound the run)", func(c *Config) any { return &c.Limits.MaxCost }},
-	{"limits.cell_timeout", "cell-timeout", "RLM_CELL_TIMEOUT", kDuration, float64(time.Second), float64(24 * time.Hour), "deadline of one cell", func(c *Config) any { return &c.Limits.CellTimeout }},
+	{"limits.cell_timeout", "cell-timeout", "RLM_CELL_TIMEOUT", kDuration, float64(100 * time.Millisecond), float64(24 * time.Hour), "deadline of one cell", func(c *Config) any { return &c.Limits.CellTimeout }},
 	{"limits.output_chars", "", "RLM_OUTPUT_CHARS", kInt, 1000, 10_000_000, "characters of printed output a cell keeps", func(c *Config) any { return &c.Limits.OutputChars }},
 	{"limits.peek_chars", "", "RLM_PEEK_CHARS", kInt, 100, 10_000_000, "characters one peek returns", func(c *Config) any { return &c.Limits.PeekChars }},
 	{"limits.search_results", "", "RLM_SEARCH_RESULTS", kInt, 1, 100_000, "matches one search returns", func(c *Config) any { return &c.Limits.SearchResults }},

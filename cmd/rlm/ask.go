@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/controller"
-	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm"
@@ -34,12 +34,6 @@ type askFlags struct {
 	forceRLM      bool
 	dense         bool
 	direct        bool
-	model         string
-	maxIterations int
-	maxSubCalls   int
-	maxBatches    int
-	maxCalls      int
-	maxTokens     int
 	replay        string
 }
 
@@ -52,12 +46,6 @@ func (f *askFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.forceRLM, "rlm", false, "use the REPL loop even for an input under 50,000 characters (adds overhead)")
 	fl.BoolVar(&f.dense, "dense", false, "use the REPL loop: the question needs every part of the input")
 	fl.BoolVar(&f.direct, "direct", false, "answer with one model call, the context in the prompt")
-	fl.StringVar(&f.model, "model", "", "the root model (default: RLM_MODEL, then defaults.model in rlm.toml); a comma-separated list is the escalation ladder")
-	fl.IntVar(&f.maxIterations, "max-iterations", controller.DefaultMaxIterations, "root iterations before the forced final answer")
-	fl.IntVar(&f.maxSubCalls, "max-subcalls", controller.DefaultMaxSubCalls, "sub-calls (llm_query, batched slots included) per run")
-	fl.IntVar(&f.maxBatches, "max-batches", controller.DefaultMaxBatches, "llm_query_batched calls per run")
-	fl.IntVar(&f.maxCalls, "max-calls", 80, "model API calls per task (root and sub-calls, retries included)")
-	fl.IntVar(&f.maxTokens, "max-tokens", 200_000, "tokens per task (prompt + completion)")
 	fl.StringVar(&f.replay, "replay", "", "answer with a scripted model from `FILE` (JSON replies, see examples/demo/model.json),\nserved over loopback HTTP: demos and tests without a model or network")
 }
 
@@ -117,9 +105,6 @@ func (f *runFlags) check() error {
 	if err := f.sessionFlags.check(); err != nil {
 		return err
 	}
-	if _, err := positive("--timeout", f.timeout); err != nil {
-		return err
-	}
 	_, err := existingFiles(f.ctxFiles)
 	return err
 }
@@ -132,28 +117,20 @@ func (f *askFlags) check() error {
 	if f.maxDepth < 1 || f.maxDepth > maxDepthCap() {
 		return usagef("--max-depth %d: want 1..%d (SFA_MAX_DEPTH)", f.maxDepth, maxDepthCap())
 	}
-	for _, l := range []struct {
-		name string
-		v    int
-	}{{"--max-iterations", f.maxIterations}, {"--max-subcalls", f.maxSubCalls}, {"--max-batches", f.maxBatches}, {"--max-calls", f.maxCalls}, {"--max-tokens", f.maxTokens}} {
-		if l.v < 1 {
-			return usagef("%s must be at least 1, got %d", l.name, l.v)
-		}
-	}
 	_, err := f.mode()
 	return err
 }
 
 // runQuestion is `rlm run QUESTION`: flags, environment and config files into rlm.Options,
 // then rlm.Ask, then the answer on stdout.
-func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string, timeoutSet bool) error {
+func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
 	if _, err := validator.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
-	opts, err := f.runOptions(stderr, timeoutSet, true)
+	opts, err := f.runOptions(stderr, true)
 	if err != nil {
 		return err
 	}
@@ -178,8 +155,8 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 // runOptions turns the flags, the environment (SFA_*, RLM_*) and the config files into the
 // run's options. needModel is false for a script: with no model configured, it runs and its
 // llm_query calls fail. Its usage errors print the progress line a failed run prints.
-func (f *runFlags) runOptions(stderr io.Writer, timeoutSet, needModel bool) (rlm.Options, error) {
-	opts, err := f.resolve(timeoutSet, needModel)
+func (f *runFlags) runOptions(stderr io.Writer, needModel bool) (rlm.Options, error) {
+	opts, err := f.resolve(needModel)
 	if err != nil && (needModel && !f.ask.quiet || !needModel && f.ask.verbose) {
 		fmt.Fprintf(stderr, "[agent:%s] failed (usage)\n", f.ask.name)
 	}
@@ -193,17 +170,8 @@ func (f *runFlags) runOptions(stderr io.Writer, timeoutSet, needModel bool) (rlm
 	return opts, nil
 }
 
-func (f *runFlags) resolve(timeoutSet, needModel bool) (rlm.Options, error) {
+func (f *runFlags) resolve(needModel bool) (rlm.Options, error) {
 	chain, depth, err := chainFromEnv()
-	if err != nil {
-		return rlm.Options{}, err
-	}
-	home := rlmHome()
-	fc, err := loadConfig(home)
-	if err != nil {
-		return rlm.Options{}, err
-	}
-	timeout, err := runTimeout(f.timeout, timeoutSet, fc, defaultRunTimeout)
 	if err != nil {
 		return rlm.Options{}, err
 	}
@@ -211,21 +179,46 @@ func (f *runFlags) resolve(timeoutSet, needModel bool) (rlm.Options, error) {
 	if err != nil {
 		return rlm.Options{}, err
 	}
-	var model llm.Config
-	if f.ask.replay == "" && (needModel || modelConfigured(f.ask.model, fc)) {
-		if model, err = modelConfig(f.ask.model, fc); err != nil {
-			return rlm.Options{}, err
-		}
+	c := f.conf
+	model, err := f.modelConfig(c, needModel)
+	if err != nil {
+		return rlm.Options{}, err
 	}
-	model.MaxCalls, model.MaxTokens = f.ask.maxCalls, f.ask.maxTokens
+	l := c.Limits
 	return rlm.Options{
-		Files: f.ctxFiles, Lang: runLang(*f), Mode: mode, Home: home, Workspace: f.out, Roots: f.roots,
+		Files: f.ctxFiles, Lang: runLang(*f), Mode: mode, Home: rlmHome(), Workspace: f.out, Roots: f.roots,
 		Model: model, Replay: f.ask.replay,
-		Limits:        engine.Limits{SubCalls: f.ask.maxSubCalls, Batches: f.ask.maxBatches},
-		MaxIterations: f.ask.maxIterations, Timeout: timeout, CellTimeout: f.cellTimeout, MinFreeMB: minFreeMB(),
+		Limits: l.Engine(), MaxIterations: l.MaxIterations, MaxBlocks: l.MaxBlocks, FeedbackChars: l.FeedbackChars,
+		Timeout: c.Timeout, CellTimeout: l.CellTimeout, MinFreeMB: minFreeMB(),
+		Quota: rlm.Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		Name: f.ask.name, MaxDepth: f.ask.maxDepth, Chain: chain, Depth: depth, DepthCap: maxDepthCap(),
 		AllowDegraded: f.allowDegraded, NoValidate: f.noValidate, NoLog: f.ask.noLog || os.Getenv(envNoLog) == "1",
 	}, nil
+}
+
+// modelConfig is the run's model client configuration, from the configuration (config.LLM):
+// backends, ladders, models, root sampling flags and budgets. A script runs without a model
+// when none is configured (its llm_query calls then say how to set one); --replay brings its own.
+func (f *runFlags) modelConfig(c *config.Config, needModel bool) (llm.Config, error) {
+	budgets := llm.Config{MaxCalls: c.Limits.MaxCalls, MaxTokens: c.Limits.MaxTokens, MaxCost: c.Limits.MaxCost}
+	if f.ask.replay != "" {
+		return budgets, nil
+	}
+	lc, err := c.LLM(nil)
+	switch {
+	case errors.Is(err, config.ErrNoModel) && !needModel:
+		return budgets, nil
+	case err != nil:
+		return lc, usageError{err}
+	}
+	if s := os.Getenv(envRetryBackoff); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return lc, usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
+		}
+		lc.MinBackoff = d
+	}
+	return lc, nil
 }
 
 // runLang is the session language of a run: --lang, else Go.
@@ -283,7 +276,7 @@ func jsonResult(res rlm.Result) map[string]any {
 	u := res.Usage
 	obj := map[string]any{
 		"status": string(res.Status), "task_id": res.TaskID, "isolation": res.Isolation, "trace": res.Trace,
-		"usage": map[string]any{"api_calls": u.Calls, "tokens": u.Tokens, "iterations": u.Iterations, "sub_calls": u.SubCalls},
+		"usage": jsonUsage(u),
 	}
 	if res.Error == nil {
 		obj["answer"] = res.Answer
@@ -296,6 +289,18 @@ func jsonResult(res rlm.Result) map[string]any {
 	return obj
 }
 
+// jsonUsage is --json's "usage": calls, tokens, iterations, sub-calls and the cost: cost_usd
+// is the dollars of the calls of known cost (null when no call's cost is known),
+// cost_unknown_calls the number of the others, and cost the same as rlm states it.
+func jsonUsage(u rlm.Usage) map[string]any {
+	var usd any = u.Cost.USD
+	if u.Cost.Unknown > 0 && u.Cost.USD == 0 {
+		usd = nil
+	}
+	return map[string]any{"api_calls": u.Calls, "tokens": u.Tokens, "iterations": u.Iterations, "sub_calls": u.SubCalls,
+		"cost_usd": usd, "cost_unknown_calls": u.Cost.Unknown, "cost": u.Cost.String()}
+}
+
 // answerWriter is where the answer goes: escaped for a terminal (the termsafe.Writer under out),
 // or as it is with --raw.
 func answerWriter(out io.Writer, raw bool) io.Writer {
@@ -305,47 +310,8 @@ func answerWriter(out io.Writer, raw bool) io.Writer {
 	return out
 }
 
-const defaultRunTimeout = 90 * time.Minute
-
-// modelConfigured reports whether a model is named anywhere: --model, RLM_MODEL or the config.
-func modelConfigured(flagModel string, fc fileConfig) bool {
-	return flagModel != "" || strings.TrimSpace(os.Getenv("RLM_MODEL")) != "" || fc.Defaults.Model != ""
-}
-
-// modelConfig reads the backend from the environment; --model beats RLM_MODEL beats the config.
-func modelConfig(flagModel string, fc fileConfig) (llm.Config, error) {
-	cfg, err := llm.FromEnv()
-	switch {
-	case flagModel != "":
-		cfg.Models, err = splitModels(flagModel), nil
-	case err != nil && fc.Defaults.Model != "":
-		cfg.Models, err = splitModels(fc.Defaults.Model), nil
-	}
-	if err != nil {
-		return cfg, usagef("%v; or pass --model, or set defaults.model in rlm.toml", err)
-	}
-	if s := os.Getenv(envRetryBackoff); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return cfg, usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
-		}
-		cfg.MinBackoff = d
-	}
-	return cfg, nil
-}
-
 // envRetryBackoff sets the first retry's backoff (default 1 s; it doubles up to 30 s).
 const envRetryBackoff = "RLM_RETRY_BACKOFF"
-
-func splitModels(s string) []string {
-	var out []string
-	for _, m := range strings.Split(s, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // exitErr is the error that decides a finished run's exit status.
 func exitErr(ctx context.Context, err error) error {

@@ -17,10 +17,11 @@ import (
 // parser and range check a file's value does.
 type configFlags struct{ fs *pflag.FlagSet }
 
-func (c *configFlags) register(fl *pflag.FlagSet, skip ...string) {
+// register adds the flags named (all of config.Flags when none is named).
+func (c *configFlags) register(fl *pflag.FlagSet, only ...string) {
 	c.fs = fl
 	for _, f := range config.Flags() {
-		if slices.Contains(skip, f.Name) {
+		if len(only) > 0 && !slices.Contains(only, f.Name) {
 			continue
 		}
 		fl.String(f.Name, "", f.Usage+" (default: "+f.Key+" in rlm.toml, else rlm's default; see rlm config)")

@@ -73,9 +73,17 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err != nil {
 		return err
 	}
-	lcfg, err := modelConfig(f.model, fileConfig{})
+	flags := map[string]string{}
+	if f.model != "" {
+		flags["model"] = f.model
+	}
+	conf, err := loadConfiguration(flags)
 	if err != nil {
 		return err
+	}
+	lcfg, err := conf.LLM(nil)
+	if err != nil {
+		return usageError{err}
 	}
 	home, err := ensureHome()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestChainFromEnv(t *testing.T) {
@@ -38,32 +37,3 @@ func TestChainFromEnv(t *testing.T) {
 	}
 }
 
-func TestRunTimeoutPrecedence(t *testing.T) {
-	cfg := fileConfig{}
-	cfg.Defaults.Timeout = "7m"
-	tests := []struct {
-		name    string
-		flagSet bool
-		env     string
-		cfg     fileConfig
-		want    time.Duration
-		wantErr bool
-	}{
-		{"flag wins", true, "5m", cfg, 2 * time.Minute, false},
-		{"env next", false, "5m", cfg, 5 * time.Minute, false},
-		{"env in seconds", false, "45", cfg, 45 * time.Second, false},
-		{"config next", false, "", cfg, 7 * time.Minute, false},
-		{"default last", false, "", fileConfig{}, 90 * time.Minute, false},
-		{"bad env", false, "soon", cfg, 0, true},
-		{"negative env", false, "-1m", cfg, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(envTimeout, tt.env)
-			got, err := runTimeout(2*time.Minute, tt.flagSet, tt.cfg, 90*time.Minute)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("got %v, %v; want %v (error %v)", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}

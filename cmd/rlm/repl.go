@@ -45,7 +45,7 @@ The workspace stays the same across :reset and :lang; :limits shows it.`,
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
-	f.register(cmd.Flags())
+	f.register(cmd.Flags(), "cell-timeout")
 	cmd.Flags().StringVar(&f.lang, "lang", "go", "go or js")
 	return cmd
 }

@@ -116,7 +116,7 @@ func (sh *shell) metaPeek(args []string) {
 }
 
 func (sh *shell) metaLimits() {
-	fmt.Fprint(sh.out, limitsText(sh.s.Limits(), sh.f.cellTimeout, sh.f.ws.Dir))
+	fmt.Fprint(sh.out, limitsText(sh.s.Limits(), sh.f.conf.Limits.CellTimeout, sh.f.ws.Dir))
 }
 
 // limitsText is what :limits prints: the caps a session enforces, lim (its effective limits),

@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
@@ -26,18 +26,21 @@ type sessionFlags struct {
 	ctxFiles      []string
 	roots         []string
 	out           string
-	cellTimeout   time.Duration
 	noValidate    bool
 	allowDegraded bool
 
-	ws files.Workspace // resolved once per command, so :reset and :lang keep it
+	cf   configFlags    // the flags that set configuration values
+	conf *config.Config // loaded by check: files, environment and flags
+	ws   files.Workspace // resolved once per command, so :reset and :lang keep it
 }
 
-func (f *sessionFlags) register(fl *pflag.FlagSet) {
+// register adds the session flags and the configuration flags named (all of config.Flags when
+// none is named).
+func (f *sessionFlags) register(fl *pflag.FlagSet, configFlags ...string) {
 	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context `FILE` (repeatable; - reads stdin); its directory is readable by the file tools")
 	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` the file tools (read_file, list_dir, file_info, grep) may read (repeatable)")
 	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
-	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
+	f.cf.register(fl, configFlags...)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run model code even where confinement is below the minimum (macOS: always),\nwith rlimits, the validator and the allow-lists only (rlm isolation says what is missing)")
 }
@@ -67,8 +70,10 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 			return repl.Options{}, err
 		}
 	}
+	l := f.conf.Limits
 	return repl.Options{
-		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: f.cellTimeout,
+		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: l.CellTimeout,
+		Limits: l.Engine(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
 }
@@ -88,7 +93,6 @@ type runFlags struct {
 	lang    string
 	asJSON  bool
 	raw     bool
-	timeout time.Duration
 	ask     askFlags // the root-model loop (a QUESTION instead of --script)
 }
 
@@ -146,11 +150,11 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 			case len(args) == 1 && f.script != "":
 				return usagef("give a QUESTION or --script FILE, not both")
 			case len(args) == 1:
-				return runQuestion(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args[0], cmd.Flags().Changed("timeout"))
+				return runQuestion(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args[0])
 			case f.script == "":
 				return usagef("run needs a QUESTION or --script FILE")
 			}
-			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, cmd.Flags().Changed("timeout"))
+			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -159,7 +163,6 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension; go for a QUESTION)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer (--script: the output and the answer) as it is; by default control\ncharacters in it are escaped, as in everything rlm prints, so a terminal does not act on them")
-	fl.DurationVar(&f.timeout, "timeout", 90*time.Minute, "wall clock for the whole run (default: SFA_DEFAULTS_TIMEOUT, then defaults.timeout in rlm.toml, then 90m)")
 	f.ask.register(fl)
 	return cmd
 }
@@ -167,7 +170,7 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 // runScript is `rlm run --script FILE`: the script runs as one cell, recorded as a question run
 // is (audit trail, trace, log); its llm_query calls go to the configured model, if any, under
 // the run's caps and budgets. Its milestones are quiet unless --verbose.
-func runScript(ctx context.Context, out, errw io.Writer, f runFlags, timeoutSet bool) error {
+func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 	lang, err := scriptLang(f)
 	if err != nil {
 		return err
@@ -180,7 +183,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags, timeoutSet 
 	if err := f.check(); err != nil {
 		return err
 	}
-	opts, err := f.runOptions(errw, timeoutSet, false)
+	opts, err := f.runOptions(errw, false)
 	if err != nil {
 		return err
 	}
@@ -198,7 +201,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags, timeoutSet 
 func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result, err error) error {
 	final := res.Status == rlm.Answered || res.Answer != ""
 	if f.asJSON {
-		obj := map[string]any{"status": string(res.Status), "output": res.Output, "isolation": res.Isolation}
+		obj := map[string]any{"status": string(res.Status), "output": res.Output, "isolation": res.Isolation, "usage": jsonUsage(res.Usage)}
 		if res.Workspace != "" {
 			obj["workspace"] = res.Workspace
 		}
@@ -286,11 +289,14 @@ func (f *sessionFlags) readStdinCtx(in io.Reader) (cleanup func(), err error) {
 	return cleanup, nil
 }
 
-// check refuses bad session flags before anything starts.
+// check refuses bad session flags before anything starts, and loads the configuration (its
+// errors name the file, variable or flag, the key and the range).
 func (f *sessionFlags) check() error {
-	if _, err := positive("--cell-timeout", f.cellTimeout); err != nil {
+	conf, err := loadConfiguration(f.cf.given())
+	if err != nil {
 		return err
 	}
+	f.conf = conf
 	if f.out != "" {
 		if _, err := files.Dir(f.out, "--out"); err != nil {
 			return usageError{err}
