@@ -26,15 +26,15 @@ import (
 
 // askFlags are the flags of `rlm run QUESTION`, the root-model loop.
 type askFlags struct {
-	name          string
-	maxDepth      int
-	quiet         bool
-	verbose       bool
-	noLog         bool
-	forceRLM      bool
-	dense         bool
-	direct        bool
-	replay        string
+	name     string
+	maxDepth int
+	quiet    bool
+	verbose  bool
+	noLog    bool
+	forceRLM bool
+	dense    bool
+	direct   bool
+	replay   string
 }
 
 func (f *askFlags) register(fl *pflag.FlagSet) {

@@ -36,4 +36,3 @@ func TestChainFromEnv(t *testing.T) {
 		})
 	}
 }
-

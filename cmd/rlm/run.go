@@ -29,8 +29,8 @@ type sessionFlags struct {
 	noValidate    bool
 	allowDegraded bool
 
-	cf   configFlags    // the flags that set configuration values
-	conf *config.Config // loaded by check: files, environment and flags
+	cf   configFlags     // the flags that set configuration values
+	conf *config.Config  // loaded by check: files, environment and flags
 	ws   files.Workspace // resolved once per command, so :reset and :lang keep it
 }
 
@@ -89,11 +89,11 @@ func rlmHome() string { return guard.Home() }
 
 type runFlags struct {
 	sessionFlags
-	script  string
-	lang    string
-	asJSON  bool
-	raw     bool
-	ask     askFlags // the root-model loop (a QUESTION instead of --script)
+	script string
+	lang   string
+	asJSON bool
+	raw    bool
+	ask    askFlags // the root-model loop (a QUESTION instead of --script)
 }
 
 func newRunCmd() *cobra.Command {
