@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,16 +52,11 @@ type Cost struct {
 	Unknown int
 }
 
-// String writes the cost for a person: "$0.0123", "unknown (3 calls)", or "≥ $0.0123 (2 calls
+// String writes the cost for a person as rlm's progress lines do: "$0.012345" (to the
+// millionth of a dollar, trailing zeros dropped), "unknown (3 calls)", or "≥ $0.0123 (2 calls
 // of unknown cost)".
 func (c Cost) String() string {
-	usd := fmt.Sprintf("$%.4f", c.USD)
-	switch {
-	case c.USD == 0:
-		usd = "$0"
-	case c.USD >= 1:
-		usd = fmt.Sprintf("$%.2f", c.USD)
-	}
+	usd := "$" + strconv.FormatFloat(math.Round(c.USD*1e6)/1e6, 'f', -1, 64)
 	calls := fmt.Sprintf("%d calls", c.Unknown)
 	if c.Unknown == 1 {
 		calls = "1 call"

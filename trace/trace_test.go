@@ -134,11 +134,11 @@ func TestCost(t *testing.T) {
 		text string // rlm trace summary's line
 	}{
 		{&Cost{USD: 0.0123}, `{"usd":0.0123,"unknown_calls":0}`, "$0.0123"},
-		{&Cost{USD: 12.5}, `{"usd":12.5,"unknown_calls":0}`, "$12.50"},
+		{&Cost{USD: 12.5}, `{"usd":12.5,"unknown_calls":0}`, "$12.5"},
 		{&Cost{}, `{"usd":0,"unknown_calls":0}`, "$0"},
-		{&Cost{USD: 0.25, Unknown: 1}, `{"usd":0.25,"unknown_calls":1}`, "≥ $0.2500 (1 call of unknown cost)"},
+		{&Cost{USD: 0.25, Unknown: 1}, `{"usd":0.25,"unknown_calls":1}`, "≥ $0.25 (1 call of unknown cost)"},
 		{&Cost{Unknown: 3}, `{"usd":null,"unknown_calls":3}`, "unknown (3 calls)"},
-		{&Cost{USD: 0.5, Unknown: 2}, `{"usd":0.5,"unknown_calls":2}`, "≥ $0.5000 (2 calls of unknown cost)"},
+		{&Cost{USD: 0.5, Unknown: 2}, `{"usd":0.5,"unknown_calls":2}`, "≥ $0.5 (2 calls of unknown cost)"},
 		{nil, "", ""},
 	} {
 		path := filepath.Join(t.TempDir(), FileName(t0, "t"))

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,22 +30,27 @@ const fakeKey = "sk-proj-FAKEtestKEY0123456789abcdefghijklmnopqrstuv"
 
 var (
 	fakeMu      sync.Mutex
-	fakeServers = map[*testscript.TestScript]*llmtest.Server{}
+	fakeServers = map[*testscript.TestScript]map[string]*llmtest.Server{} // by -as NAME; "" is the default one
 )
 
-// fakeLLM starts a fake OpenAI-compatible server over real HTTP for the rest of the script and
-// points RLM_BASE_URL, RLM_API_KEY and RLM_MODEL at it.
+// fakeLLM starts a fake model server over real HTTP for the rest of the script. The default
+// one (no -as) points RLM_BASE_URL, RLM_API_KEY and RLM_MODEL at it (and RLM_PROVIDER, with
+// -anthropic); a named one only sets NAME_URL, for a [backends.NAME] table (see envsubst).
 //
-//	fakellm SCRIPT.json   replies from a script file (llmtest's format)
+//	fakellm [-anthropic] [-as NAME] SCRIPT.json   replies from a script file (llmtest's format)
 //	fakellm eval LANG     root calls answered with evalset.Solution for the task asked about
-//	fakellm requests      prints one line per request received: model, agent role, last user message
+//	fakellm requests [NAME]  prints one line per request received: model, agent role, last user message
 //	fakellm wait N        waits until the server has received N requests
 func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: fakellm SCRIPT | fakellm eval LANG | fakellm requests | fakellm wait N")
+		ts.Fatalf("usage: fakellm [-anthropic] [-as NAME] SCRIPT | fakellm eval LANG | fakellm requests [NAME] | fakellm wait N")
 	}
 	if args[0] == "requests" {
-		printRequests(ts)
+		name := ""
+		if len(args) > 1 {
+			name = args[1]
+		}
+		printRequests(ts, name)
 		return
 	}
 	if args[0] == "wait" && len(args) == 2 {
@@ -59,7 +65,21 @@ func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return
 	}
+	anthropic, name := false, ""
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-anthropic":
+			anthropic, args = true, args[1:]
+		case args[0] == "-as" && len(args) > 2:
+			name, args = args[1], args[2:]
+		default:
+			ts.Fatalf("fakellm: unknown option %q", args[0])
+		}
+	}
 	srv := llmtest.New()
+	if anthropic {
+		srv = llmtest.NewAnthropic()
+	}
 	switch {
 	case args[0] == "eval" && len(args) == 2:
 		srv.SetHandler(evalHandler(args[1]))
@@ -69,35 +89,74 @@ func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(srv.Push(sc...))
 	}
 	fakeMu.Lock()
-	fakeServers[ts] = srv
+	if fakeServers[ts] == nil {
+		fakeServers[ts] = map[string]*llmtest.Server{}
+	}
+	if old := fakeServers[ts][name]; old != nil {
+		old.Close()
+	}
+	fakeServers[ts][name] = srv
 	fakeMu.Unlock()
 	ts.Defer(func() {
 		srv.Close()
 		fakeMu.Lock()
-		delete(fakeServers, ts)
+		if fakeServers[ts][name] == srv {
+			delete(fakeServers[ts], name)
+		}
+		if len(fakeServers[ts]) == 0 {
+			delete(fakeServers, ts)
+		}
 		fakeMu.Unlock()
 	})
+	if name != "" {
+		ts.Setenv(name+"_URL", srv.URL())
+		return
+	}
 	ts.Setenv("RLM_BASE_URL", srv.URL())
 	ts.Setenv("RLM_API_KEY", fakeKey)
+	if anthropic {
+		ts.Setenv("RLM_PROVIDER", "anthropic")
+	}
 	if ts.Getenv("RLM_MODEL") == "" {
 		ts.Setenv("RLM_MODEL", "fake-root")
 	}
 }
 
-func printRequests(ts *testscript.TestScript) {
+// fakeServer is the script's server of that name ("" = the default one), or nil.
+func fakeServer(ts *testscript.TestScript, name string) *llmtest.Server {
 	fakeMu.Lock()
-	srv := fakeServers[ts]
-	fakeMu.Unlock()
+	defer fakeMu.Unlock()
+	return fakeServers[ts][name]
+}
+
+func printRequests(ts *testscript.TestScript, name string) {
+	srv := fakeServer(ts, name)
 	if srv == nil {
-		ts.Fatalf("fakellm requests: no server started")
+		ts.Fatalf("fakellm requests: no server %q started", name)
 	}
 	for _, r := range srv.Requests() {
 		last := strings.ReplaceAll(r.LastUser(), "\n", " ")
 		if len(last) > 400 {
 			last = last[:400]
 		}
-		fmt.Fprintf(ts.Stdout(), "%d %s messages=%d logprobs=%v last=%q\n", r.N, r.Model, len(r.Messages), r.Logprobs, last)
+		var sampling []string
+		for _, f := range []string{"temperature", "top_p", "seed", "reasoning_effort", "max_tokens", "max_completion_tokens", "x_flag"} {
+			if v, ok := r.Fields[f]; ok {
+				sampling = append(sampling, f+"="+string(v))
+			}
+		}
+		fmt.Fprintf(ts.Stdout(), "%d %s messages=%d logprobs=%v last=%q sampling=%s\n", r.N, r.Model, len(r.Messages), r.Logprobs, last, strings.Join(sampling, ","))
 	}
+}
+
+// envsubst IN OUT writes IN to OUT with $VAR and ${VAR} replaced by the script's variables, so
+// a configuration file can name the URL of a server the script started.
+func envsubst(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envsubst IN OUT")
+	}
+	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o600))
 }
 
 var questionRE = regexp.MustCompile(`Question: (.*)`)
@@ -137,7 +196,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 //	audit task | calls | steps | tools
 func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: audit task|tasks|calls|steps|tools")
+		ts.Fatalf("usage: audit task|tasks|calls|models|steps|tools")
 	}
 	db, err := audit.Open(filepath.Join(ts.Getenv("RLM_HOME"), "audit.db"), audit.Options{})
 	ts.Check(err)
@@ -155,13 +214,48 @@ func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
 		for _, t := range tasks {
 			fmt.Fprintf(w, "task status=%s calls=%d question=%q\n", t.Status, t.Calls, t.Question)
 		}
+	case "models":
+		// calls, tokens and cost per model and backend, from the api_calls table
+		cs, err := db.Calls(ctx, t.ID)
+		ts.Check(err)
+		type sum struct {
+			calls, tokens, unknown int
+			usd                    float64
+		}
+		per := map[string]*sum{}
+		var keys []string
+		for _, c := range cs {
+			k := c.Model + "@" + c.Backend
+			if per[k] == nil {
+				per[k] = &sum{}
+				keys = append(keys, k)
+			}
+			p := per[k]
+			p.calls++
+			p.tokens += c.PromptTokens + c.CompletionTokens
+			if c.CostUSD == nil {
+				p.unknown++
+			} else {
+				p.usd += *c.CostUSD
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p := per[k]
+			fmt.Fprintf(w, "model %s calls=%d tokens=%d cost_usd=%.6f cost_unknown=%d\n", k, p.calls, p.tokens, p.usd, p.unknown)
+		}
 	case "task":
-		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d answer=%q\nerror=%q\n", t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.Answer, t.ErrorMessage)
+		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d cost_usd=%.6f cost_unknown=%d answer=%q\nerror=%q\n",
+			t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.CostUSD, t.CostUnknown, t.Answer, t.ErrorMessage)
 	case "calls":
 		cs, err := db.Calls(ctx, t.ID)
 		ts.Check(err)
 		for _, c := range cs {
-			fmt.Fprintf(w, "call agent=%s model=%s status=%s tokens=%d err=%q\n", c.Agent, c.Model, c.Status, c.PromptTokens+c.CompletionTokens, c.Error)
+			cost := "unknown"
+			if c.CostUSD != nil {
+				cost = fmt.Sprintf("%.6f", *c.CostUSD)
+			}
+			fmt.Fprintf(w, "call agent=%s model=%s status=%s tokens=%d err=%q backend=%s cost=%s\n", c.Agent, c.Model, c.Status, c.PromptTokens+c.CompletionTokens, c.Error, c.Backend, cost)
 		}
 	case "steps":
 		ss, err := db.Steps(ctx, t.ID)
@@ -322,9 +416,7 @@ func waitForTree(ts *testscript.TestScript, pid int, stderr *lockedBuffer, reque
 
 // cellRunning reports whether the fake model has answered n root calls, so the n-th cell runs.
 func cellRunning(ts *testscript.TestScript, n int) bool {
-	fakeMu.Lock()
-	srv := fakeServers[ts]
-	fakeMu.Unlock()
+	srv := fakeServer(ts, "")
 	return srv != nil && len(srv.Requests()) >= n
 }
 
