@@ -148,7 +148,7 @@ func (c *Config) modelEntries(name string) []Entry {
 		out = append(out, Entry{Key: p + "backend", Value: c.Backend, Text: strconv.Quote(c.Backend), Source: c.Source("defaults.backend"),
 			Note: "no [models." + name + "]: sent under its own name, no price (cost unknown)"})
 	}
-	s := llm.Sampling{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Seed: m.Seed}
+	s := llm.Sampling{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Seed: m.Seed, Extra: m.Extra}
 	root := slices.Contains(c.Model, name)
 	field := func(k string) Source {
 		if fs, ok := c.sources["root."+k]; ok && root {
@@ -180,8 +180,8 @@ func (c *Config) modelEntries(name string) []Entry {
 	if s.Seed != nil {
 		add("seed", *s.Seed, field("seed"))
 	}
-	if len(m.Extra) > 0 {
-		add("extra", m.Extra, src)
+	if len(s.Extra) > 0 {
+		add("extra", s.Extra, field("extra"))
 	}
 	for _, pr := range []struct {
 		k string

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -55,7 +56,19 @@ var samplingFlags = []samplingFlagSpec{
 		s.Seed = &n
 		return nil
 	}},
+	{"extra", "extra", `more request body fields of the root model, as a JSON object such as '{"top_k": 20}'`, func(s *llm.Sampling, t string) error {
+		var m map[string]any
+		d := json.NewDecoder(strings.NewReader(t))
+		if err := d.Decode(&m); err != nil || d.More() || len(m) == 0 || len(t) > maxExtra {
+			return errors.New(`want a JSON object of at most 64 KiB with at least one field, such as '{"top_k": 20}'`)
+		}
+		s.Extra = m
+		return nil
+	}},
 }
+
+// maxExtra bounds --extra's text.
+const maxExtra = 64 << 10
 
 func unitFloat(t string, hi float64) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
@@ -183,7 +196,7 @@ func (c *Config) where(err error) error {
 // model's setting ("temperature = 1.5: …") is about.
 func (c *Config) flagOf(msg string) (samplingFlagSpec, bool) {
 	for _, f := range samplingFlags {
-		if strings.HasPrefix(msg, f.key+" = ") {
+		if strings.HasPrefix(msg, f.key+" = ") || strings.HasPrefix(msg, f.key+".") {
 			if _, given := c.sources["root."+f.key]; given {
 				return f, true
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,7 +25,11 @@ func (c *configFlags) register(fl *pflag.FlagSet, only ...string) {
 		if len(only) > 0 && !slices.Contains(only, f.Name) {
 			continue
 		}
-		fl.String(f.Name, "", f.Usage+" (default: "+f.Key+" in rlm.toml, else rlm's default; see rlm config)")
+		def := " (default: " + f.Key + " in rlm.toml, else rlm's default; see rlm config)"
+		if k, ok := strings.CutPrefix(f.Key, "root."); ok {
+			def = " (default: " + k + " of the root model's [models.NAME] in rlm.toml, else not sent; see rlm config)"
+		}
+		fl.String(f.Name, "", f.Usage+def)
 	}
 }
 

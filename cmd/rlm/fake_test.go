@@ -140,7 +140,7 @@ func printRequests(ts *testscript.TestScript, name string) {
 			last = last[:400]
 		}
 		var sampling []string
-		for _, f := range []string{"temperature", "top_p", "seed", "reasoning_effort", "max_tokens", "max_completion_tokens", "x_flag"} {
+		for _, f := range []string{"temperature", "top_p", "seed", "reasoning_effort", "max_tokens", "max_completion_tokens", "top_k"} {
 			if v, ok := r.Fields[f]; ok {
 				sampling = append(sampling, f+"="+string(v))
 			}
