@@ -40,10 +40,11 @@ var (
 //	fakellm [-anthropic] [-as NAME] SCRIPT.json   replies from a script file (llmtest's format)
 //	fakellm eval LANG     root calls answered with evalset.Solution for the task asked about
 //	fakellm requests [NAME]  prints one line per request received: model, agent role, last user message
+//	fakellm system [NAME]    prints the system prompt of the first request
 //	fakellm wait N        waits until the server has received N requests
 func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: fakellm [-anthropic] [-as NAME] SCRIPT | fakellm eval LANG | fakellm requests [NAME] | fakellm wait N")
+		ts.Fatalf("usage: fakellm [-anthropic] [-as NAME] SCRIPT | fakellm eval LANG | fakellm requests|system [NAME] | fakellm wait N")
 	}
 	if args[0] == "requests" {
 		name := ""
@@ -51,6 +52,14 @@ func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			name = args[1]
 		}
 		printRequests(ts, name)
+		return
+	}
+	if args[0] == "system" {
+		name := ""
+		if len(args) > 1 {
+			name = args[1]
+		}
+		printSystem(ts, name)
 		return
 	}
 	if args[0] == "wait" && len(args) == 2 {
@@ -147,6 +156,21 @@ func printRequests(ts *testscript.TestScript, name string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "%d %s messages=%d logprobs=%v last=%q sampling=%s\n", r.N, r.Model, len(r.Messages), r.Logprobs, last, strings.Join(sampling, ","))
 	}
+}
+
+// printSystem prints the system prompt of the first request the server received: its system
+// message, or Anthropic's top-level system field.
+func printSystem(ts *testscript.TestScript, name string) {
+	srv := fakeServer(ts, name)
+	if srv == nil || len(srv.Requests()) == 0 {
+		ts.Fatalf("fakellm system: server %q received no request", name)
+	}
+	r := srv.Requests()[0]
+	sys := r.System
+	if len(r.Messages) > 0 && r.Messages[0].Role == "system" {
+		sys = r.Messages[0].Content
+	}
+	fmt.Fprintln(ts.Stdout(), sys)
 }
 
 // envsubst IN OUT writes IN to OUT with $VAR and ${VAR} replaced by the script's variables, so
