@@ -51,7 +51,7 @@ func New(parent Spec, dir string, client *llm.Client, charge func(llm.Spent)) *R
 }
 
 // Query runs one child over prompt and returns its answer; model, when set, is the configured
-// model the code picked, which becomes the child's root model. It is safe for concurrent use.
+// model the code picked (see child). It is safe for concurrent use.
 func (r *Runner) Query(ctx context.Context, prompt, model string) (string, error) {
 	share, err := r.reserve()
 	if err != nil {
@@ -66,15 +66,7 @@ func (r *Runner) Query(ctx context.Context, prompt, model string) (string, error
 	if err != nil {
 		return "", err
 	}
-	spec := r.tmpl
-	spec.Files = []string{p}
-	if model != "" {
-		spec.Model.Models = []string{model}
-	}
-	spec.Model.MaxCalls, spec.Model.MaxTokens = share.Calls, share.Tokens
-	if r.tmpl.Model.MaxCost > 0 {
-		spec.Model.MaxCost = share.Cost.USD
-	}
+	spec := r.child(p, model, share)
 	if ok {
 		spec.Timeout = time.Until(dl).Truncate(time.Millisecond)
 	}
@@ -84,6 +76,25 @@ func (r *Runner) Query(ctx context.Context, prompt, model string) (string, error
 		return "", err
 	}
 	return rep.Answer, nil
+}
+
+// child is the spec of a child over the prompt file p with its share of the budgets. Its root
+// model answers in place of a sub-call model, so it is the model the code picked, else the
+// sub-call ladder (when one is configured), else the parent's root ladder.
+func (r *Runner) child(p, model string, share llm.Spent) Spec {
+	spec := r.tmpl
+	spec.Files = []string{p}
+	switch {
+	case model != "":
+		spec.Model.Models = []string{model}
+	case len(spec.Model.SubModels) > 0:
+		spec.Model.Models = slices.Clone(spec.Model.SubModels)
+	}
+	spec.Model.MaxCalls, spec.Model.MaxTokens = share.Calls, share.Tokens
+	if r.tmpl.Model.MaxCost > 0 {
+		spec.Model.MaxCost = share.Cost.USD
+	}
+	return spec
 }
 
 // reserve takes half of what is left of the budgets, after the shares of running children.

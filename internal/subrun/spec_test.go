@@ -111,3 +111,36 @@ func TestQueryNoTime(t *testing.T) {
 		t.Errorf("got %v; want a timeout", err)
 	}
 }
+
+// TestChildModel: a child answers in place of a sub-call model, so its root ladder is the model
+// the code picked, else the sub-call ladder, else the parent's root ladder; its budgets are its
+// share, and the parent's ladders are left as they were.
+func TestChildModel(t *testing.T) {
+	share := llm.Spent{Calls: 3, Tokens: 4000, Cost: llm.Cost{USD: 0.25}}
+	for _, tt := range []struct {
+		name       string
+		root, sub  []string
+		picked     string
+		want       []string
+		maxCost    float64
+		wantMaxUSD float64
+	}{
+		{"root only", []string{"big"}, nil, "", []string{"big"}, 0, 0},
+		{"sub ladder", []string{"big"}, []string{"small", "mid"}, "", []string{"small", "mid"}, 1, 0.25},
+		{"picked", []string{"big"}, []string{"small"}, "big", []string{"big"}, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New(Spec{Name: "a", Depth: 1, Model: Model{Models: tt.root, SubModels: tt.sub, MaxCost: tt.maxCost}}, t.TempDir(), nil, func(llm.Spent) {})
+			got := r.child("/p", tt.picked, share)
+			if !reflect.DeepEqual(got.Model.Models, tt.want) || !reflect.DeepEqual(got.Model.SubModels, tt.sub) {
+				t.Errorf("child ladders %v / %v; want %v / %v", got.Model.Models, got.Model.SubModels, tt.want, tt.sub)
+			}
+			if got.Model.MaxCalls != 3 || got.Model.MaxTokens != 4000 || got.Model.MaxCost != tt.wantMaxUSD {
+				t.Errorf("child budgets %d calls, %d tokens, $%v", got.Model.MaxCalls, got.Model.MaxTokens, got.Model.MaxCost)
+			}
+			if !reflect.DeepEqual(r.tmpl.Model.Models, tt.root) || !reflect.DeepEqual(got.Files, []string{"/p"}) {
+				t.Errorf("parent ladder now %v, files %v", r.tmpl.Model.Models, got.Files)
+			}
+		})
+	}
+}
