@@ -1,0 +1,146 @@
+package rlm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/llm/llmtest"
+)
+
+// twoModels is a run whose root model (big, priced) is on one fake server and whose sub-call
+// model (cheap, priced, with its own sampling settings) is on another, with a key of its own:
+// what rlm.toml's [backends.NAME] and [models.NAME] configure, given as Options.Model.
+func twoModels(t *testing.T, home string, maxCost float64) (rlm.Options, *llmtest.Server, *llmtest.Server) {
+	t.Helper()
+	root := llmtest.New(llmtest.Reply{PromptTokens: 3000, Text: "```repl\nFINAL(llm_query(\"SUB one\") + \"|\" + llm_query(\"SUB two\"))\n```"})
+	sub := llmtest.NewAnthropic(llmtest.Reply{When: "^SUB", PromptTokens: 200, Text: "cheap answer", Times: -1})
+	t.Cleanup(root.Close)
+	t.Cleanup(sub.Close)
+	temp := 0.2
+	price := func(in, out float64) *llm.Price { return &llm.Price{In: in, Out: out} }
+	cfg := llm.Config{
+		BaseURL: root.URL(), APIKey: "sk-proj-ROOTtestKEY0123456789abcdefghijklmnopqrstu",
+		Models: []string{"big"}, SubModels: []string{"cheap"},
+		Endpoints: map[string]llm.Endpoint{"sub": {Provider: llm.ProviderAnthropic, BaseURL: sub.URL(), APIKey: "sk-ant-api03-SUBtestKEY0123456789abcdefghijklmnopqrstuvwxyz"}},
+		Catalog: map[string]llm.ModelConfig{
+			"big":   {ID: "fake-big-2026", Price: price(2.5, 10)},
+			"cheap": {ID: "claude-cheap", Endpoint: "sub", Sampling: llm.Sampling{Temperature: &temp}, Price: price(0.1, 0.4)},
+		},
+		MaxCost: maxCost,
+	}
+	return rlm.Options{Question: "Which colour?", Files: []string{demoLog}, Lang: "js", Mode: controller.Loop, Home: home, Model: cfg}, root, sub
+}
+
+// TestAskTwoModels: the root model and the sub-call model answer from their own servers, each
+// call is recorded with its model, backend, tokens and cost, and the run's cost is their sum.
+func TestAskTwoModels(t *testing.T) {
+	home := t.TempDir()
+	opts, root, sub := twoModels(t, home, 0)
+	res, err := rlm.Ask(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer != "cheap answer|cheap answer" {
+		t.Fatalf("answer %q", res.Answer)
+	}
+	calls, err := openAudit(t, home).Calls(context.Background(), res.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sum struct {
+		calls, tokens int
+		usd           float64
+	}
+	got := map[string]sum{}
+	for _, c := range calls {
+		if c.CostUSD == nil {
+			t.Fatalf("call %+v: cost unknown; want it from the price", c)
+		}
+		s := got[c.Model+"@"+c.Backend]
+		got[c.Model+"@"+c.Backend] = sum{s.calls + 1, s.tokens + c.PromptTokens + c.CompletionTokens, s.usd + *c.CostUSD}
+	}
+	big, cheap := got["big@default"], got["cheap@sub"]
+	if big.calls != 1 || cheap.calls != 2 || len(got) != 2 {
+		t.Fatalf("calls per model %+v; want big@default 1, cheap@sub 2", got)
+	}
+	// Each cost is the model's tokens at its price (dollars per million).
+	if want := (3000*2.5 + float64(big.tokens-3000)*10) / 1e6; math.Abs(big.usd-want) > 1e-12 {
+		t.Errorf("big cost %v; want %v", big.usd, want)
+	}
+	if want := (400*0.1 + float64(cheap.tokens-400)*0.4) / 1e6; math.Abs(cheap.usd-want) > 1e-12 {
+		t.Errorf("cheap cost %v; want %v", cheap.usd, want)
+	}
+	if u := res.Usage; u.Calls != 3 || !u.Cost.Known() || math.Abs(u.Cost.USD-(big.usd+cheap.usd)) > 1e-12 {
+		t.Errorf("usage %+v; want 3 calls costing %v", u, big.usd+cheap.usd)
+	}
+	if task := auditTask(t, home, res.TaskID); task.CostUnknown != 0 || math.Abs(task.CostUSD-res.Usage.Cost.USD) > 1e-12 {
+		t.Errorf("audit task cost %v (%d unknown); want %v", task.CostUSD, task.CostUnknown, res.Usage.Cost.USD)
+	}
+	for _, r := range root.Requests() {
+		if r.Model != "fake-big-2026" || r.Has("temperature") {
+			t.Errorf("root server got model %q, temperature %v", r.Model, r.Has("temperature"))
+		}
+	}
+	for _, r := range sub.Requests() {
+		if r.Model != "claude-cheap" || string(r.Fields["temperature"]) != "0.2" || !strings.HasPrefix(r.Authorization, "sk-ant-api03-SUB") {
+			t.Errorf("sub server got model %q, temperature %s", r.Model, r.Fields["temperature"])
+		}
+	}
+	if len(root.Requests()) != 1 || len(sub.Requests()) != 2 {
+		t.Errorf("requests: root %d, sub %d", len(root.Requests()), len(sub.Requests()))
+	}
+	noKeyUnder(t, home, "the answer", "cheap answer", "ROOTtestKEY", "SUBtestKEY")
+}
+
+// noKeyUnder fails if a file under dir holds one of keys; found (text the records must hold)
+// shows that the files searched are the records.
+func noKeyUnder(t *testing.T, dir, what, found string, keys ...string) {
+	t.Helper()
+	seen := false
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		seen = seen || bytes.Contains(b, []byte(found))
+		for _, k := range keys {
+			if bytes.Contains(b, []byte(k)) {
+				t.Errorf("%s holds the key %s", p, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Errorf("no file under %s holds %s (%q): the records were not searched", dir, what, found)
+	}
+}
+
+// TestAskMaxCost: Options.Model.MaxCost stops the run before the call that would pass it.
+func TestAskMaxCost(t *testing.T) {
+	home := t.TempDir()
+	opts, _, sub := twoModels(t, home, 0.001)
+	res, err := rlm.Ask(context.Background(), opts)
+	if !errors.Is(err, fault.Limit) || res.Status != rlm.Failed || !strings.Contains(err.Error(), "--max-cost") {
+		t.Fatalf("got %s, %v; want a failed run and a dollar-budget error", res.Status, err)
+	}
+	if res.Usage.Calls != 0 || len(sub.Requests()) != 0 {
+		t.Errorf("%d calls made; want none (the first call's prompt alone passes $0.001)", res.Usage.Calls)
+	}
+}
