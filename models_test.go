@@ -8,10 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
@@ -142,5 +145,88 @@ func TestAskMaxCost(t *testing.T) {
 	}
 	if res.Usage.Calls != 0 || len(sub.Requests()) != 0 {
 		t.Errorf("%d calls made; want none (the first call's prompt alone passes $0.001)", res.Usage.Calls)
+	}
+}
+
+// TestConfigure: Options.Configure takes every value rlm.toml sets, as rlm run does: the
+// limits, the times, the quota, the worker's memory, and the model client with its ladders,
+// backends (keys read from their variables), sampling, prices and budgets.
+func TestConfigure(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "rlm.toml")
+	err := os.WriteFile(project, []byte(`[defaults]
+model = "big"
+sub_model = "cheap"
+timeout = "20m"
+
+[limits]
+max_iterations = 9
+max_blocks = 3
+feedback_chars = 5000
+max_subcalls = 7
+max_calls = 40
+max_tokens = 90000
+max_cost = 1.5
+cell_timeout = "30s"
+peek_chars = 4000
+workspace_bytes = "64MiB"
+workspace_entries = 500
+worker_memory = "256MiB"
+
+[backends.sub]
+provider = "anthropic"
+base_url = "http://127.0.0.1:9"
+api_key_env = "SUB_KEY"
+
+[models.cheap]
+backend = "sub"
+temperature = 0.3
+price_in = 1
+price_out = 5
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SUB_KEY": "sk-ant-api03-CONFtestKEY0123456789abcdefghijklmnopqrstuvwxyz", "RLM_HOME": dir}
+	c, err := config.Load(config.Options{ProjectFile: project, UserFile: filepath.Join(dir, "none.toml"),
+		Getenv: func(k string) string { return env[k] }, Flags: map[string]string{"max-calls": "41"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o rlm.Options
+	if err := o.Configure(c); err != nil {
+		t.Fatal(err)
+	}
+	got := []any{o.MaxIterations, o.MaxBlocks, o.FeedbackChars, o.Limits.SubCalls, o.Limits.PeekChars, o.Timeout, o.CellTimeout,
+		o.Quota, o.WorkerMemory, o.Model.Models, o.Model.SubModels, o.Model.MaxCalls, o.Model.MaxTokens, o.Model.MaxCost,
+		o.Model.Endpoints["sub"].APIKey, o.Model.Endpoints["sub"].Provider, *o.Model.Catalog["cheap"].Sampling.Temperature, o.Model.Catalog["cheap"].Price.Out}
+	want := []any{9, 3, 5000, 7, 4000, 20 * time.Minute, 30 * time.Second,
+		rlm.Quota{Bytes: 64 << 20, Entries: 500}, int64(256 << 20), []string{"big"}, []string{"cheap"}, 41, 90000, 1.5,
+		env["SUB_KEY"], llm.ProviderAnthropic, 0.3, 5.0}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("value %d: got %v (%T), want %v (%T)", i, got[i], got[i], want[i], want[i])
+		}
+	}
+
+	// No model: the budgets only, and no error (a script needs none; Ask says how to name one).
+	c, err = config.Load(config.Options{ProjectFile: filepath.Join(dir, "none.toml"), UserFile: filepath.Join(dir, "none.toml"),
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = rlm.Options{}
+	if err := o.Configure(c); err != nil || len(o.Model.Models) != 0 || o.Model.MaxCalls != 80 || o.MaxIterations != 25 {
+		t.Errorf("no model: %v, %+v", err, o.Model)
+	}
+
+	// A key variable that is not set is an error that names it.
+	delete(env, "SUB_KEY")
+	c, err = config.Load(config.Options{ProjectFile: project, UserFile: filepath.Join(dir, "none.toml"), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Configure(c); err == nil || !strings.Contains(err.Error(), "SUB_KEY") {
+		t.Errorf("unset key variable: got %v; want an error naming SUB_KEY", err)
 	}
 }

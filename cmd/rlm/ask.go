@@ -19,7 +19,6 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
-	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -179,46 +178,29 @@ func (f *runFlags) resolve(needModel bool) (rlm.Options, error) {
 	if err != nil {
 		return rlm.Options{}, err
 	}
-	c := f.conf
-	model, err := f.modelConfig(c, needModel)
-	if err != nil {
-		return rlm.Options{}, err
-	}
-	l := c.Limits
-	return rlm.Options{
+	opts := rlm.Options{
 		Files: f.ctxFiles, Lang: runLang(*f), Mode: mode, Home: rlmHome(), Workspace: f.out, Roots: f.roots,
-		Model: model, Replay: f.ask.replay,
-		Limits: l.Engine(), MaxIterations: l.MaxIterations, MaxBlocks: l.MaxBlocks, FeedbackChars: l.FeedbackChars,
-		Timeout: c.Timeout, CellTimeout: l.CellTimeout, MinFreeMB: minFreeMB(),
-		Quota: rlm.Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
+		Replay: f.ask.replay, MinFreeMB: minFreeMB(),
 		Name: f.ask.name, MaxDepth: f.ask.maxDepth, Chain: chain, Depth: depth, DepthCap: maxDepthCap(),
 		AllowDegraded: f.allowDegraded, NoValidate: f.noValidate, NoLog: f.ask.noLog || os.Getenv(envNoLog) == "1",
-	}, nil
-}
-
-// modelConfig is the run's model client configuration, from the configuration (config.LLM):
-// backends, ladders, models, root sampling flags and budgets. A script runs without a model
-// when none is configured (its llm_query calls then say how to set one); --replay brings its own.
-func (f *runFlags) modelConfig(c *config.Config, needModel bool) (llm.Config, error) {
-	budgets := llm.Config{MaxCalls: c.Limits.MaxCalls, MaxTokens: c.Limits.MaxTokens, MaxCost: c.Limits.MaxCost}
-	if f.ask.replay != "" {
-		return budgets, nil
 	}
-	lc, err := c.LLM(nil)
+	err = opts.Configure(f.conf)
 	switch {
-	case errors.Is(err, config.ErrNoModel) && !needModel:
-		return budgets, nil
+	case f.ask.replay != "":
+		return opts, nil // --replay brings its own model; the configuration's budgets stand
 	case err != nil:
-		return lc, usageError{err}
+		return opts, usageError{err}
+	case needModel && len(opts.Model.Models) == 0:
+		return opts, usageError{config.ErrNoModel}
 	}
 	if s := os.Getenv(envRetryBackoff); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
-			return lc, usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
+			return opts, usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
 		}
-		lc.MinBackoff = d
+		opts.Model.MinBackoff = d
 	}
-	return lc, nil
+	return opts, nil
 }
 
 // runLang is the session language of a run: --lang, else Go.

@@ -1,0 +1,36 @@
+package rlm
+
+import (
+	"errors"
+
+	"github.com/rlm-sandbox/rlm/config"
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// Configure sets what rlm.toml configures in o from c, the configuration `rlm run` reads
+// (config.Load: flags, the environment, ./rlm.toml, $RLM_HOME/config.toml, defaults): the model
+// client (backends and their keys, models, the root and sub-call ladders, sampling settings,
+// prices, and the call, token and dollar budgets), every cap of the code's API, the iterations,
+// blocks and feedback per reply, the run's and each cell's time, the workspace quota and the
+// worker's memory. The rest of o (the question, files, recursion, progress) is left as it is.
+//
+// With no model configured, o.Model holds the budgets only: a script runs without a model, and
+// a question run fails in Ask with the error that says how to name one. Any other error of
+// c.LLM (a key variable that is not set, a bad model setting) is returned, and o.Model then
+// holds the budgets only.
+func (o *Options) Configure(c *config.Config) error {
+	l := c.Limits
+	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.Engine(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
+	o.Timeout, o.CellTimeout = c.Timeout, l.CellTimeout
+	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
+	lc, err := c.LLM(nil)
+	if err != nil {
+		o.Model = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
+		if errors.Is(err, config.ErrNoModel) {
+			return nil
+		}
+		return err
+	}
+	o.Model = lc
+	return nil
+}
