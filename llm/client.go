@@ -295,7 +295,11 @@ func (c *Client) noteError(cat string, err error) *fault.Error {
 	c.errTimes = append(keep, now)
 	if len(c.errTimes) >= c.cfg.BreakerErrors {
 		var ce *connectError
-		c.tripped = breakerError(len(c.errTimes), c.cfg.BreakerWindow, c.red(err.Error()), errors.As(err, &ce))
+		setting := ""
+		if errors.As(err, &ce) {
+			setting = ce.setting
+		}
+		c.tripped = breakerError(len(c.errTimes), c.cfg.BreakerWindow, c.red(err.Error()), setting)
 		return c.tripped
 	}
 	return nil

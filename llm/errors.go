@@ -196,9 +196,11 @@ func budgetTokensError(used, need, max int) *fault.Error {
 	return fault.New(fault.Limit, "budget: %d of %d tokens used and this call needs about %d more; raise the token budget (rlm run --max-tokens, llm.Config.MaxTokens), send shorter prompts, or split the task", used, max, need)
 }
 
-func breakerError(n int, window time.Duration, last string, unreachable bool) *fault.Error {
-	if unreachable {
-		return fault.New(fault.Limit, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct RLM_BASE_URL, then start again", last, n, window)
+// breakerError is the breaker's error; setting, when the last error was a failure to connect,
+// is where the server's URL is set ("RLM_BASE_URL", "base_url in [backends.NAME]").
+func breakerError(n int, window time.Duration, last, setting string) *fault.Error {
+	if setting != "" {
+		return fault.New(fault.Limit, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct %s, then start again", last, n, window, setting)
 	}
 	return fault.New(fault.Limit, "Circuit breaker: API error rate too high (%d API errors within %s, last: %s); the task is aborted: check the model server and start again", n, window, last)
 }

@@ -15,6 +15,7 @@ import (
 // classification (transport or connect timeout, retried) does not change.
 type connectError struct {
 	url, reason string
+	setting     string // where the URL is set: "RLM_BASE_URL", "base_url in [backends.NAME]"
 	err         error
 }
 
@@ -46,11 +47,14 @@ func (c *Client) explain(ep *endpoint, err error) error {
 	default:
 		reason = op.Err.Error()
 	}
-	base := c.cfg.BaseURL
+	base, setting := c.cfg.BaseURL, "RLM_BASE_URL"
 	if ep != nil && ep.baseURL != "" {
 		base = ep.baseURL
 	}
-	return &connectError{url: strings.TrimSuffix(base, "/"), reason: reason, err: err}
+	if ep != nil && ep.name != DefaultEndpointName {
+		setting = "base_url in [backends." + ep.name + "]"
+	}
+	return &connectError{url: strings.TrimSuffix(base, "/"), reason: reason, setting: setting, err: err}
 }
 
 // notify sends a line a person waiting on the run should see now (Config.Notify).

@@ -97,14 +97,26 @@ func TestUnreachableTripsBreakerWithCause(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
-	c, err := llm.New(llm.Config{BaseURL: url, Models: []string{"m"}, MinBackoff: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Complete(t.Context(), ask("hi"))
-	if err == nil || !strings.HasPrefix(err.Error(), "cannot connect to "+url+": connection refused; Circuit breaker: 5 API errors") ||
-		!strings.Contains(err.Error(), "correct RLM_BASE_URL") {
-		t.Fatalf("error = %v; want the unreachable server first, then the breaker and the fix", err)
+	// The fix names where the URL is set: the variable for the default backend, the table's
+	// base_url for a named one.
+	for _, tc := range []struct {
+		cfg     llm.Config
+		setting string
+	}{
+		{llm.Config{BaseURL: url, Models: []string{"m"}}, "correct RLM_BASE_URL"},
+		{llm.Config{Models: []string{"m"}, Endpoints: map[string]llm.Endpoint{"vllm": {BaseURL: url}},
+			Catalog: map[string]llm.ModelConfig{"m": {Endpoint: "vllm"}}}, "correct base_url in [backends.vllm]"},
+	} {
+		tc.cfg.MinBackoff = time.Millisecond
+		c, err := llm.New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Complete(t.Context(), ask("hi"))
+		if err == nil || !strings.HasPrefix(err.Error(), "cannot connect to "+url+": connection refused; Circuit breaker: 5 API errors") ||
+			!strings.Contains(err.Error(), tc.setting) {
+			t.Errorf("error = %v; want the unreachable server first, then the breaker and the fix (%s)", err, tc.setting)
+		}
 	}
 }
 
