@@ -103,8 +103,8 @@ func varLabel(name string, v repl.Var) string {
 }
 
 // budgetLine ends the feedback with what is left of the run's caps, so that the model can plan
-// its next replies: "Left: 21 replies, 30 sub-calls in at most 7 batches, 178,412 tokens and 75
-// API calls (replies and sub-calls together)."
+// its next replies: "Left: 21 replies, 30 sub-calls in at most 7 batches, 178,412 tokens, $1.24
+// (under a dollar budget) and 75 API calls (replies and sub-calls together)."
 func (r *run) budgetLine() string {
 	calls, batches := r.subs.counts()
 	s := fmt.Sprintf("Left: %s, %s sub-calls in at most %s batches",
@@ -112,7 +112,11 @@ func (r *run) budgetLine() string {
 		num(max(r.cfg.MaxSubCalls-calls, 0)), num(max(r.cfg.MaxBatches-batches, 0)))
 	if m, ok := r.cfg.Model.(interface{ Remaining() llm.Spent }); ok {
 		left := m.Remaining()
-		s += fmt.Sprintf(", %s tokens and %s API calls (replies and sub-calls together)", num(left.Tokens), num(left.Calls))
+		money := ""
+		if c, ok := r.cfg.Model.(interface{ MaxCost() float64 }); ok && c.MaxCost() > 0 {
+			money = fmt.Sprintf(", $%.2f", left.Cost.USD)
+		}
+		s += fmt.Sprintf(", %s tokens%s and %s API calls (replies and sub-calls together)", num(left.Tokens), money, num(left.Calls))
 	}
 	return s + ".\n"
 }

@@ -174,6 +174,26 @@ func TestFeedbackSaysWhatIsLeft(t *testing.T) {
 	if fb := lastFeedback(m, 1); !strings.HasSuffix(fb, want) {
 		t.Errorf("feedback:\n%s\nwant it to end with %q", fb, want)
 	}
+
+	// Under a dollar budget, the dollars left too.
+	m = &scripted{replies: []string{fenced("js", code), fenced("js", "FINAL(a[0])")},
+		sub: func(p string) (string, error) { return "ok " + p, nil }}
+	cfg = cfgFor(t, "js", costly{leftover{m}})
+	if out := Run(context.Background(), cfg); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	want = ", 178,412 tokens, $1.24 and 75 API calls (replies and sub-calls together).\n"
+	if fb := lastFeedback(m, 1); !strings.HasSuffix(fb, want) {
+		t.Errorf("feedback:\n%s\nwant it to end with %q", fb, want)
+	}
+}
+
+// costly is a model under a $2 budget with $1.236 left.
+type costly struct{ leftover }
+
+func (costly) MaxCost() float64 { return 2 }
+func (costly) Remaining() llm.Spent {
+	return llm.Spent{Calls: 75, Tokens: 178_412, Cost: llm.Cost{USD: 1.236}}
 }
 
 // TestFailedSlotText: a failed slot of llm_query_batched holds "error: " and the reason, as the

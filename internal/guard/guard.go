@@ -113,6 +113,15 @@ func (m Model) Budget() llm.Budget {
 	return llm.Budget{}
 }
 
+// Remaining is what is left of the next model's budgets (an *llm.Client's), for the feedback;
+// the zero Spent if it has none.
+func (m Model) Remaining() llm.Spent {
+	if c, ok := m.Next.(interface{ Remaining() llm.Spent }); ok {
+		return c.Remaining()
+	}
+	return llm.Spent{}
+}
+
 // MaxCost is the next model's dollar budget (0: none), for the system prompt.
 func (m Model) MaxCost() float64 {
 	if c, ok := m.Next.(interface{ MaxCost() float64 }); ok {
