@@ -15,7 +15,6 @@ const (
 	envMaxDepth  = "SFA_MAX_DEPTH"
 	envChain     = "SFA_CALL_CHAIN"
 	envNoLog     = "SFA_NO_LOG"
-	envTimeout   = "SFA_DEFAULTS_TIMEOUT"
 	envMinFreeMB = "RLM_MIN_FREE_MB"
 
 	chainSep = ","
