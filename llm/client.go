@@ -192,7 +192,7 @@ func (c *Client) runModel(ctx context.Context, req Request, m *model, tier int) 
 			continue
 		}
 		return Response{}, nil, faultFor(failure{cat: cat, model: m.name, agent: req.Agent,
-			attempts: attempts, err: err, ctxErr: ctx.Err()}, c.red)
+			attempts: attempts, err: err, ctxErr: ctx.Err(), setting: m.ep.setting()}, c.red)
 	}
 }
 

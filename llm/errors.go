@@ -159,6 +159,7 @@ type failure struct {
 	attempts int
 	err      error
 	ctxErr   error
+	setting  string // where the model's server is set: "RLM_BASE_URL", "base_url in [backends.NAME]"
 }
 
 // faultFor maps a final attempt failure to the *fault.Error that Complete
@@ -177,7 +178,7 @@ func faultFor(f failure, red func(string) string) *fault.Error {
 	case catRateLimit:
 		k, msg = fault.Limit, fmt.Sprintf("%s: still rate-limited after %d attempts (%s); lower the concurrency or raise the rate limit", who, f.attempts, cause)
 	case catIdle, catConnect, catServer, catTransport:
-		k, msg = fault.Timeout, fmt.Sprintf("%s: model server unavailable after %d attempts (last: %s); check the server (RLM_BASE_URL) or try again later", who, f.attempts, cause)
+		k, msg = fault.Timeout, fmt.Sprintf("%s: model server unavailable after %d attempts (last: %s); check the server (%s) or try again later", who, f.attempts, cause, f.setting)
 	case catEarlyAbort:
 		k, msg = fault.EarlyAbort, fmt.Sprintf("%s: generation aborted by the monitor on the last model tier (%s); rephrase the prompt, give a smaller slice, or add a stronger model to RLM_MODEL", who, cause)
 	default: // catCanceled

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,6 +75,11 @@ func TestFaultMapping(t *testing.T) {
 	}
 	if !errors.Is(faultFor(failure{cat: catCanceled, err: context.Canceled, ctxErr: context.Canceled}, func(s string) string { return s }), context.Canceled) {
 		t.Error("a cancelled call does not unwrap to context.Canceled")
+	}
+	// An unavailable server: the fix names where its URL is set.
+	f := faultFor(failure{cat: catServer, model: "m", agent: "sub", attempts: 5, err: errors.New("HTTP 503"), setting: "base_url in [backends.vllm]"}, func(s string) string { return s })
+	if want := "check the server (base_url in [backends.vllm]) or try again later"; !strings.Contains(f.Error(), want) {
+		t.Errorf("%v; want it to say %q", f, want)
 	}
 }
 

@@ -47,14 +47,19 @@ func (c *Client) explain(ep *endpoint, err error) error {
 	default:
 		reason = op.Err.Error()
 	}
-	base, setting := c.cfg.BaseURL, "RLM_BASE_URL"
+	base := c.cfg.BaseURL
 	if ep != nil && ep.baseURL != "" {
 		base = ep.baseURL
 	}
-	if ep != nil && ep.name != DefaultEndpointName {
-		setting = "base_url in [backends." + ep.name + "]"
+	return &connectError{url: strings.TrimSuffix(base, "/"), reason: reason, setting: ep.setting(), err: err}
+}
+
+// setting is where the backend's URL is set, for a message that tells how to fix it.
+func (ep *endpoint) setting() string {
+	if ep == nil || ep.name == DefaultEndpointName {
+		return "RLM_BASE_URL"
 	}
-	return &connectError{url: strings.TrimSuffix(base, "/"), reason: reason, setting: setting, err: err}
+	return "base_url in [backends." + ep.name + "]"
 }
 
 // notify sends a line a person waiting on the run should see now (Config.Notify).
