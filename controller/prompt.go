@@ -8,7 +8,6 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang"
-	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
@@ -129,7 +128,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 
 func memoryLine(cfg Config) string {
 	if cfg.Session.Lang == "js" {
-		return "Memory: a block is stopped when the REPL's live heap passes " + mib(js.DefaultHeapLimit) + "; the REPL then restarts (see Crashes)."
+		return "Memory: a block is stopped when the REPL's live heap passes " + mib(repl.JSHeapLimit(cfg.Session.WorkerMemory)) + "; the REPL then restarts (see Crashes)."
 	}
 	mem := cfg.Session.WorkerMemory
 	if mem <= 0 {

@@ -66,6 +66,7 @@ type initMsg struct {
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        WorkspaceQuota `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`
+	MemoryBytes  int64          `json:"memory_bytes,omitempty"` // Options.WorkerMemory (0: the default)
 }
 
 type readyMsg struct {

@@ -42,6 +42,7 @@ type WorkerConfig struct {
 	SoftTimeout time.Duration
 	Quota       WorkspaceQuota // zero fields mean the defaults
 	Journal     int64          // Options.JournalBytes, for the message of a full journal
+	Memory      int64          // Options.WorkerMemory; 0: sandbox.DefaultMemoryBytes
 }
 
 // Root is an allowed directory as the worker gets it: the parent's real path of it (to map
@@ -90,6 +91,7 @@ func workerConfig(m *initMsg) WorkerConfig {
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
+		Memory: m.MemoryBytes,
 	}
 }
 
