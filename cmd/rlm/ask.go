@@ -19,6 +19,7 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -193,14 +194,19 @@ func (f *runFlags) resolve(needModel bool) (rlm.Options, error) {
 	case needModel && len(opts.Model.Models) == 0:
 		return opts, usageError{config.ErrNoModel}
 	}
+	return opts, retryBackoff(&opts.Model)
+}
+
+// retryBackoff sets the first retry's backoff from RLM_RETRY_BACKOFF, when it is set.
+func retryBackoff(m *llm.Config) error {
 	if s := os.Getenv(envRetryBackoff); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
-			return opts, usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
+			return usagef("%s=%q: want a positive duration such as 1s", envRetryBackoff, s)
 		}
-		opts.Model.MinBackoff = d
+		m.MinBackoff = d
 	}
-	return opts, nil
+	return nil
 }
 
 // runLang is the session language of a run: --lang, else Go.

@@ -269,8 +269,8 @@ func auditCmd(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(w, "model %s calls=%d tokens=%d cost_usd=%.6f cost_unknown=%d\n", k, p.calls, p.tokens, p.usd, p.unknown)
 		}
 	case "task":
-		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d cost_usd=%.6f cost_unknown=%d answer=%q\nerror=%q\n",
-			t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.CostUSD, t.CostUnknown, t.Answer, t.ErrorMessage)
+		fmt.Fprintf(w, "id=%s status=%s kind=%s calls=%d tokens=%d answer=%q cost_usd=%.6f cost_unknown=%d\nerror=%q\n",
+			t.ID, t.Status, t.ErrorKind, t.Calls, t.Tokens, t.Answer, t.CostUSD, t.CostUnknown, t.ErrorMessage)
 	case "calls":
 		cs, err := db.Calls(ctx, t.ID)
 		ts.Check(err)

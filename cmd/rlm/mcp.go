@@ -17,11 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/rlm-sandbox/rlm/controller"
-	"github.com/rlm-sandbox/rlm/engine"
-	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/mcpserver"
-	"github.com/rlm-sandbox/rlm/repl"
 )
 
 // envMCPToken is the bearer token of `rlm mcp --http`, when --token-file is not given.
@@ -34,16 +31,10 @@ type mcpFlags struct {
 	roots         []string
 	maxSessions   int
 	idleTimeout   time.Duration
-	cellTimeout   time.Duration
-	timeout       time.Duration
-	model         string
 	replay        string
-	maxIterations int
-	maxSubCalls   int
-	maxCalls      int
-	maxTokens     int
 	allowDegraded bool
 	noLog         bool
+	cf            configFlags // --model, --cell-timeout, --timeout, --max-calls, … as rlm run has them
 }
 
 func newMCPCmd() *cobra.Command {
@@ -60,8 +51,8 @@ Resources: the traces of this server's runs (rlm://trace/TASK_ID).
 
 Clients may name files and directories under the --root directories only (default: the current
 directory; symlinks are resolved before the check). At most --max-sessions sessions and runs
-hold a worker at once; a session idle for --idle-timeout is closed. rlm_ask uses the model of
-rlm run (RLM_BASE_URL, RLM_API_KEY, RLM_MODEL or --model) and its budgets; a client may lower
+hold a worker at once; a session idle for --idle-timeout is closed. rlm_ask uses the models,
+limits and budgets of rlm run (rlm.toml, RLM_MODEL, --model, --max-calls, …; see rlm config); a client may lower
 the limits of a run, never raise them. Every tool call and session goes to the audit trail
 under RLM_HOME.
 
@@ -81,14 +72,8 @@ address. SIGINT or SIGTERM stops the server and closes its sessions.`,
 	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` whose files clients may name (repeatable; default: the current directory)")
 	fl.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "sessions and runs holding a worker at once")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close a session unused this long")
-	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell (a client may ask for less)")
-	fl.DurationVar(&f.timeout, "timeout", defaultRunTimeout, "wall clock of one rlm_ask run (a client may ask for less)")
-	fl.StringVar(&f.model, "model", "", "rlm_ask's root model (default: RLM_MODEL, then defaults.model in rlm.toml)")
 	fl.StringVar(&f.replay, "replay", "", "answer rlm_ask with a scripted model from `FILE` (see examples/demo/model.json)")
-	fl.IntVar(&f.maxIterations, "max-iterations", controller.DefaultMaxIterations, "root iterations of one run")
-	fl.IntVar(&f.maxSubCalls, "max-subcalls", controller.DefaultMaxSubCalls, "sub-calls of one run")
-	fl.IntVar(&f.maxCalls, "max-calls", 80, "model API calls of one run")
-	fl.IntVar(&f.maxTokens, "max-tokens", 200_000, "tokens of one run (prompt + completion)")
+	f.cf.register(fl) // the limits, budgets and models of rlm run and rlm.toml; a client may only lower them
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run code even when confinement is below the minimum")
 	fl.BoolVar(&f.noLog, "no-log", false, "write no daily log for runs (also SFA_NO_LOG=1)")
 	return cmd
@@ -132,38 +117,28 @@ func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
 
 // options turns the flags, the environment and the config files into the server's options.
 func (f mcpFlags) options() (mcpserver.Options, error) {
-	for _, l := range []struct {
-		name string
-		v    int
-	}{{"--max-sessions", f.maxSessions}, {"--max-iterations", f.maxIterations}, {"--max-subcalls", f.maxSubCalls}, {"--max-calls", f.maxCalls}, {"--max-tokens", f.maxTokens}} {
-		if l.v < 1 {
-			return mcpserver.Options{}, usagef("%s must be at least 1, got %d", l.name, l.v)
-		}
+	if f.maxSessions < 1 {
+		return mcpserver.Options{}, usagef("--max-sessions must be at least 1, got %d", f.maxSessions)
 	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"--idle-timeout", f.idleTimeout}, {"--cell-timeout", f.cellTimeout}, {"--timeout", f.timeout}} {
-		if _, err := positive(d.name, d.v); err != nil {
-			return mcpserver.Options{}, err
-		}
+	if _, err := positive("--idle-timeout", f.idleTimeout); err != nil {
+		return mcpserver.Options{}, err
 	}
 	roots, err := mcpRoots(f.roots)
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
-	home := rlmHome()
-	fc, err := loadConfig(home)
+	conf, err := loadConfiguration(f.cf.given())
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
-	var model llm.Config
-	if f.replay == "" && modelConfigured(f.model, fc) {
-		if model, err = modelConfig(f.model, fc); err != nil {
-			return mcpserver.Options{}, err
-		}
+	var ro rlm.Options
+	if err := ro.Configure(conf); err != nil && f.replay == "" {
+		return mcpserver.Options{}, usageError{err}
 	}
-	model.MaxCalls, model.MaxTokens = f.maxCalls, f.maxTokens
+	if err := retryBackoff(&ro.Model); err != nil {
+		return mcpserver.Options{}, err
+	}
+	home := rlmHome()
 	replay := f.replay
 	if replay != "" {
 		if replay, err = filepath.Abs(replay); err != nil {
@@ -171,8 +146,8 @@ func (f mcpFlags) options() (mcpserver.Options, error) {
 		}
 	}
 	return mcpserver.Options{
-		Home: home, Roots: roots, Model: model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
-		CellTimeout: f.cellTimeout, Timeout: f.timeout, MaxIterations: f.maxIterations, Limits: engine.Limits{SubCalls: f.maxSubCalls},
+		Home: home, Roots: roots, Model: ro.Model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
+		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, Limits: ro.Limits,
 		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: version(),
 	}, nil
 }
