@@ -1,3 +1,5 @@
+//go:build linux && !rlm_portable
+
 package repl
 
 import (
