@@ -257,3 +257,30 @@ func TestErrorQuotesItsLine(t *testing.T) {
 		t.Errorf("sourceLine without a position = %q; want \"\"", got)
 	}
 }
+
+// TestOversizedBatchIsRefusedAlone: a batch that asks for more sub-calls than are left fails
+// alone, makes none, and says how many may be sent; the run goes on, and a smaller batch works.
+// Once all are used, a further call ends the run.
+func TestOversizedBatchIsRefusedAlone(t *testing.T) {
+	m := &scripted{replies: []string{
+		fenced("js", `const a = llm_query_batched(["1", "2", "3", "4", "5"]); print(a.length)`),
+		fenced("js", `const b = llm_query_batched(["1", "2", "3"]); print(b.length)`),
+		fenced("js", `llm_query("one more")`),
+	}, sub: func(p string) (string, error) { return "ok", nil }}
+	cfg := cfgFor(t, "js", m)
+	cfg.MaxSubCalls = 3
+	out := Run(context.Background(), cfg)
+	if !errors.Is(out.Err, fault.Limit) || !strings.Contains(out.Err.Error(), "sub-call cap reached: 3 of 3 sub-calls used") {
+		t.Fatalf("got %v; want the run ended by the exhausted cap", out.Err)
+	}
+	want := "this call asks for 5 sub-calls, but 3 of the run's 3 are left and none was made: send at most 3 prompts"
+	if fb := lastFeedback(m, 1); !strings.Contains(fb, want) {
+		t.Errorf("feedback after the oversized batch:\n%s\nwant %q", fb, want)
+	}
+	if fb := lastFeedback(m, 2); !strings.HasPrefix(fb, "3\n") {
+		t.Errorf("feedback after the smaller batch:\n%s\nwant it to print 3", fb)
+	}
+	if m.subs != 3 {
+		t.Errorf("%d sub-calls made; want 3 (none for the refused batch)", m.subs)
+	}
+}

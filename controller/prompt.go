@@ -108,7 +108,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		fmt.Sprintf("Replies: %d. After the last one you get one more reply, which must call FINAL; nothing else counts then.", cfg.MaxIterations),
 		fmt.Sprintf("Blocks: the first %d code blocks of a reply run; later ones are skipped.", cfg.MaxBlocks),
 		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", DefaultFailedStreak),
-		fmt.Sprintf("Sub-calls: %s per run (llm_query, batched slots included), in at most %s llm_query_batched calls, %s run at a time. A call beyond these caps fails and ends the run after its block.",
+		fmt.Sprintf("Sub-calls: %s per run (llm_query, batched slots included), in at most %s llm_query_batched calls, %s run at a time. A call that asks for more sub-calls than are left fails and makes none, and your code can send fewer, larger prompts; a call once all are used, or a batch beyond the batch cap, ends the run after its block.",
 			num(lim.SubCalls), num(lim.Batches), num(lim.BatchWidth)),
 		fmt.Sprintf("File tools: %s calls of read_file, list_dir, file_info and grep per session; past that they fail.", num(lim.FileCalls)),
 	}

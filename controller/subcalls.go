@@ -72,8 +72,12 @@ func (h *subHost) reserve(n int, batch bool) error {
 	switch {
 	case batch && h.batches >= h.cfg.MaxBatches:
 		h.setHit(fault.New(fault.Limit, "llm_query_batched cap reached: %d batches per run; raise --max-batches or put more prompts in each batch", h.cfg.MaxBatches))
+	case h.calls >= h.cfg.MaxSubCalls:
+		h.setHit(fault.New(fault.Limit, "sub-call cap reached: %d of %d sub-calls used; raise --max-subcalls or make fewer, larger sub-calls", h.calls, h.cfg.MaxSubCalls))
 	case h.calls+n > h.cfg.MaxSubCalls:
-		h.setHit(fault.New(fault.Limit, "sub-call cap reached: %d used of %d per run, %d more asked; raise --max-subcalls or make fewer, larger sub-calls", h.calls, h.cfg.MaxSubCalls, n))
+		// Some are left: refuse this call only, so that the code can send fewer, larger prompts.
+		left := h.cfg.MaxSubCalls - h.calls
+		return fault.New(fault.Limit, "this call asks for %d sub-calls, but %d of the run's %d are left and none was made: send at most %d prompts (put several slices in each), then call again", n, left, h.cfg.MaxSubCalls, left)
 	default:
 		h.calls += n
 		if batch {
