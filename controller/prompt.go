@@ -41,7 +41,7 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 	b.WriteString(`
 How to work:
 - Use code for everything exact: counting, sums and averages, filtering, sorting, deduplicating, joining records, comparing dates. Code is exact and costs no sub-call; a sub-model that counts or adds is often wrong.
-- Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question.
+- Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question. To have sub-models read much of the context, join several peeks into each prompt, so that the number of prompts stays within the run's ` + num(cfg.MaxSubCalls) + ` sub-calls.
 - Look before you compute (length, the head, a search for what the question names), then compute over the whole context: text(context) returns all of it as one string when it has at most ` + num(lim.TextChars) + ` characters; read a larger one in pieces of at most ` + num(lim.PeekChars) + ` characters, with peek over chunk(context, ` + strings.ReplaceAll(num(lim.PeekChars), ",", "") + `, 0).
 `)
 	b.WriteString("\nLimits of this run; each one stops a block or the whole run (the feedback on each reply ends with what is left of them):\n")
