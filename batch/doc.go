@@ -1,0 +1,23 @@
+// Package batch runs many rlm tasks: a tasks file in, a results file out, through a queue
+// that carries jobs to workers on this machine or many.
+//
+// A tasks file has one JSON object per line: {"id", "question" | "script", "files", "lang",
+// "limits"} (ReadTasks). Run queues every task without a result in the results file, runs
+// them on its local Worker and on any other worker reading the same queue, and appends one
+// line per task to the results file (Result: rlm run --json's shape, with the id, timing,
+// worker and attempt). Each line is written whole and synced, and a task id never appears
+// twice, so a batch stopped at any point (SIGINT, a crash, a spent shared budget) is resumed
+// by running it again: tasks with a result are skipped, the others queued again.
+//
+// A Worker runs each job with rlm.Ask, as rlm run would: same options, same confinement,
+// same records in its own RLM_HOME. It extends the job's lease while it runs (Delivery.Touch),
+// hands the job back when stopped, and records a job that has been started
+// DefaultMaxAttempts times without finishing as failed.
+//
+// Two queues implement Queue: NewMemQueue, channels in one process; and NewJetStream, NATS
+// JetStream: a work-queue stream of jobs with explicit acks and redelivery after the ack wait,
+// a stream of results (read back from the start on resume), and an object store of inputs
+// named by their SHA-256, fetched once per worker and cached by hash. Embedded starts a NATS
+// server in the process (JetStream, file storage, no network listener unless asked), so a
+// batch on one machine goes through the same code as one spread over many.
+package batch

@@ -1,0 +1,319 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Names in JetStream. Jobs of every batch share one work-queue stream and one durable
+// consumer, so a worker serves whichever batch has work; a batch's subjects end in its Name.
+const (
+	jobStream    = "RLM_JOBS"
+	jobSubject   = "rlm.jobs."
+	resultStream = "RLM_RESULTS"
+	resultSubj   = "rlm.results."
+	consumerName = "rlm-workers"
+	inputBucket  = "rlm_inputs"
+	// DefaultAckWait is how long a job may go without a heartbeat before it is delivered
+	// again; a running job's worker sends one every third of it.
+	DefaultAckWait = 30 * time.Second
+	// retention of results and inputs in the server: long enough to resume a batch.
+	retention = 14 * 24 * time.Hour
+)
+
+// JetStreamOptions configure NewJetStream; the zero value is usable.
+type JetStreamOptions struct {
+	// AckWait is DefaultAckWait when 0. The consumer is created (or updated) with it by the
+	// coordinator; a worker uses the consumer's.
+	AckWait time.Duration
+	// Coordinator makes the queue create or update the consumer with AckWait; a worker only
+	// creates it when it is missing.
+	Coordinator bool
+	// CacheDir is where a worker keeps fetched inputs, by hash (required to Fetch).
+	CacheDir string
+}
+
+type jsQueue struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	jobs    jetstream.Stream
+	cons    jetstream.Consumer
+	inputs  jetstream.ObjectStore
+	ackWait time.Duration
+	cache   string
+	fetchMu sync.Mutex
+}
+
+// NewJetStream returns a queue on the JetStream of nc, creating its streams, consumer and
+// object store when they are missing. Close does not close nc.
+func NewJetStream(ctx context.Context, nc *nats.Conn, o JetStreamOptions) (Queue, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	q := &jsQueue{nc: nc, js: js, cache: o.CacheDir}
+	if q.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: jobStream, Subjects: []string{jobSubject + ">"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, MaxAge: retention}); err != nil {
+		return nil, fmt.Errorf("JetStream stream %s: %w", jobStream, err)
+	}
+	if _, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: resultStream, Subjects: []string{resultSubj + ">"},
+		Storage: jetstream.FileStorage, MaxAge: retention}); err != nil {
+		return nil, fmt.Errorf("JetStream stream %s: %w", resultStream, err)
+	}
+	if q.inputs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: inputBucket, Storage: jetstream.FileStorage, TTL: retention}); err != nil {
+		return nil, fmt.Errorf("JetStream object store %s: %w", inputBucket, err)
+	}
+	if err := q.consumer(ctx, o); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (q *jsQueue) consumer(ctx context.Context, o JetStreamOptions) error {
+	cfg := jetstream.ConsumerConfig{Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: o.AckWait, FilterSubject: jobSubject + ">", MaxAckPending: 10_000}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultAckWait
+	}
+	var err error
+	if !o.Coordinator {
+		q.cons, err = q.js.Consumer(ctx, jobStream, consumerName)
+	}
+	if o.Coordinator || errors.Is(err, jetstream.ErrConsumerNotFound) {
+		q.cons, err = q.js.CreateOrUpdateConsumer(ctx, jobStream, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("JetStream consumer %s: %w", consumerName, err)
+	}
+	q.ackWait = q.cons.CachedInfo().Config.AckWait
+	return nil
+}
+
+// Store puts the file in the object store under its SHA-256, unless it is there already.
+func (q *jsQueue) Store(ctx context.Context, path string) (Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Input{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	size, err := io.Copy(h, f)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Name: filepath.Base(path), Hash: "sha256-" + hex.EncodeToString(h.Sum(nil)), Size: size}
+	if info, err := q.inputs.GetInfo(ctx, in.Hash); err == nil && info.Size == uint64(size) {
+		return in, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Input{}, err
+	}
+	if _, err := q.inputs.Put(ctx, jetstream.ObjectMeta{Name: in.Hash}, f); err != nil {
+		return Input{}, err
+	}
+	return in, nil
+}
+
+// Fetch returns the cached copy of the input, downloading it (and checking its hash) first
+// when this worker has none.
+func (q *jsQueue) Fetch(ctx context.Context, in Input) (string, error) {
+	hash, ok := strings.CutPrefix(in.Hash, "sha256-")
+	if !ok || len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("input reference %q is not sha256-HEX", in.Hash)
+	}
+	if q.cache == "" {
+		return "", errors.New("no input cache directory")
+	}
+	name := filepath.Base(in.Name)
+	if name == "." || name == ".." || name == "/" {
+		name = "input"
+	}
+	dir := filepath.Join(q.cache, hash)
+	path := filepath.Join(dir, name)
+	q.fetchMu.Lock()
+	defer q.fetchMu.Unlock()
+	if st, err := os.Stat(path); err == nil && st.Size() == in.Size {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return path, q.download(ctx, in.Hash, hash, path)
+}
+
+// download copies the object to path through a temporary file, checking its SHA-256.
+func (q *jsQueue) download(ctx context.Context, object, hash, path string) error {
+	obj, err := q.inputs.Get(ctx, object)
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".fetch-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(tmp, h), obj)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return err
+	case hex.EncodeToString(h.Sum(nil)) != hash:
+		return fmt.Errorf("the object store's copy of %s does not match its hash", object)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (q *jsQueue) Publish(ctx context.Context, j Job) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = q.js.Publish(ctx, jobSubject+j.Batch, data)
+	return err
+}
+
+func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
+	for {
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		msg, err := q.cons.Next(jetstream.FetchContext(fctx))
+		cancel()
+		switch {
+		case err == nil:
+			var j Job
+			if err := json.Unmarshal(msg.Data(), &j); err != nil {
+				_ = msg.Term() // not a job: never deliver it again
+				continue
+			}
+			return &jsDelivery{q: q, msg: msg, job: j}, nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, jetstream.ErrNoMessages):
+			continue
+		case errors.Is(err, nats.ErrConnectionClosed):
+			return nil, ErrClosed
+		default:
+			// a reconnect in progress, a leader election: wait and ask again
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+}
+
+// Results reads the batch's result subject from its start: what is there now is past, the
+// rest goes to the channel.
+func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan Result, error) {
+	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch}})
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, nil, err
+	}
+	var past []Result
+	for n := info.NumPending; n > 0; n-- {
+		msg, err := it.Next()
+		if err != nil {
+			it.Stop()
+			return nil, nil, err
+		}
+		var r Result
+		if json.Unmarshal(msg.Data(), &r) == nil && r.ID != "" {
+			past = append(past, r)
+		}
+	}
+	live := make(chan Result, 64)
+	go func() {
+		<-ctx.Done()
+		it.Stop()
+	}()
+	go func() {
+		defer close(live)
+		for {
+			msg, err := it.Next()
+			if err != nil {
+				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			var r Result
+			if json.Unmarshal(msg.Data(), &r) != nil || r.ID == "" {
+				continue
+			}
+			select {
+			case live <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return past, live, nil
+}
+
+func (q *jsQueue) Drop(ctx context.Context, batch string) error {
+	return q.jobs.Purge(ctx, jetstream.WithPurgeSubject(jobSubject+batch))
+}
+
+func (q *jsQueue) Close() error { return nil }
+
+type jsDelivery struct {
+	q   *jsQueue
+	msg jetstream.Msg
+	job Job
+}
+
+func (d *jsDelivery) Job() Job { return d.job }
+
+func (d *jsDelivery) Attempt() int {
+	md, err := d.msg.Metadata()
+	if err != nil {
+		return 1
+	}
+	return int(md.NumDelivered)
+}
+
+func (d *jsDelivery) Touch() error             { return d.msg.InProgress() }
+func (d *jsDelivery) Heartbeat() time.Duration { return max(d.q.ackWait/3, 100*time.Millisecond) }
+func (d *jsDelivery) Release() error           { return d.msg.Nak() }
+
+// Finish publishes the result (waiting for the server to store it), then acknowledges the
+// job; a job whose ack is lost is delivered again, and its second result is dropped by the
+// coordinator.
+func (d *jsDelivery) Finish(ctx context.Context, r Result) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := d.q.js.Publish(ctx, resultSubj+d.job.Batch, data); err != nil {
+		return fmt.Errorf("publishing the result of %s: %w", d.job.ID, err)
+	}
+	return d.msg.DoubleAck(ctx)
+}

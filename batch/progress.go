@@ -1,0 +1,117 @@
+package batch
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// progress shows a batch's progress: a bar redrawn in place on a terminal, else one line per
+// finished task.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	total   int // tasks this run
+	skipped int
+	done    int
+	failed  int
+	tokens  int
+	cost    llm.Cost
+	start   time.Time
+	running func() int
+	drawn   bool
+}
+
+func newProgress(cfg Config, total, skipped int) *progress {
+	p := &progress{w: cfg.Progress, tty: cfg.TTY, total: total, skipped: skipped, start: time.Now()}
+	if p.w != nil && skipped > 0 && total == 0 {
+		p.line(fmt.Sprintf("[batch] every task has a result in %s already", cfg.Out))
+	} else if p.w != nil && skipped > 0 {
+		p.line(fmt.Sprintf("[batch] %d tasks have a result in %s already; running the other %d", skipped, cfg.Out, total))
+	}
+	return p
+}
+
+func (p *progress) result(r Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if r.Failed() {
+		p.failed++
+	}
+	p.tokens += r.Usage.Tokens
+	c := llm.Cost{USD: r.Usage.CostUSD}
+	if !r.Usage.CostKnown && r.Usage.Calls > 0 {
+		c.Unknown = 1
+	}
+	p.cost = p.cost.Add(c)
+	if p.w == nil {
+		return
+	}
+	if p.tty {
+		p.draw()
+		return
+	}
+	what := r.Status
+	if r.Error != nil {
+		what = fmt.Sprintf("failed (%s)", r.Error.Kind)
+	}
+	p.line(fmt.Sprintf("[batch] %d/%d %s %s in %s, %d tokens", p.done, p.total, r.ID, what, time.Duration(r.DurationMS)*time.Millisecond, r.Usage.Tokens))
+}
+
+// redraw refreshes the bar (the ETA and the running count move between results).
+func (p *progress) redraw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil && p.tty {
+		p.draw()
+	}
+}
+
+func (p *progress) draw() {
+	const width = 24
+	filled := 0
+	if p.total > 0 {
+		filled = width * p.done / p.total
+	}
+	running := ""
+	if p.running != nil {
+		running = fmt.Sprintf(" · %d running", p.running())
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d done · %d failed%s · %d tokens · %s · ETA %s",
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.done, p.total, p.failed, running, p.tokens, p.cost, p.eta())
+	p.drawn = true
+}
+
+// eta extrapolates this run's pace to the tasks left.
+func (p *progress) eta() string {
+	if p.done == 0 {
+		return "?"
+	}
+	per := time.Since(p.start) / time.Duration(p.done)
+	return (per * time.Duration(p.total-p.done)).Round(time.Second).String()
+}
+
+func (p *progress) line(s string) {
+	fmt.Fprintln(p.w, s)
+}
+
+// finish ends the bar and prints the summary line.
+func (p *progress) finish(s Summary) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil {
+		return
+	}
+	if p.drawn {
+		p.draw()
+		fmt.Fprintln(p.w)
+	}
+	p.line(fmt.Sprintf("[batch] %d tasks: %d done now (%d failed), %d done before, %d left; %d tokens, %s, %s",
+		s.Total, s.Done, s.Failed, s.Skipped, s.Left, p.tokens, p.cost, time.Since(p.start).Round(time.Millisecond)))
+}

@@ -1,0 +1,266 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// Config is one batch.
+type Config struct {
+	Tasks []Task
+	// Out is the results file; it is appended to, and its results are kept (resume).
+	Out   string
+	Queue Queue
+	// Local, when set, works on the batch in this process, alongside any other workers.
+	Local *Worker
+	// Budget, when set, is shared by every task: local runs are checked against it before
+	// each model call; results of other workers are charged to it as they arrive. Once it is
+	// spent, the batch stops.
+	Budget *rlm.Budget
+	// Progress gets the batch's progress: a bar redrawn in place when TTY, else one line per
+	// finished task (nil: none).
+	Progress io.Writer
+	TTY      bool
+	// Drain is how long to wait for results after the workers stop (default 2 s).
+	Drain time.Duration
+}
+
+// Summary is how a batch ended.
+type Summary struct {
+	Total   int // tasks in the file
+	Skipped int // already had a result (resume)
+	Done    int // results written by this run, failed ones included
+	Failed  int
+	Left    int // tasks without a result
+	Spent   llm.Spent
+}
+
+// Run runs the tasks that have no result in cfg.Out yet and appends a result line for each as
+// it arrives. It returns when every task has a result, when ctx is done (SIGINT), or when the
+// shared budget is spent; results that arrive meanwhile are written first. A stopped batch
+// returns its summary and an error (of kind limit) that says what is left and how to resume.
+func Run(ctx context.Context, cfg Config) (Summary, error) {
+	sum := Summary{Total: len(cfg.Tasks)}
+	out, err := openResults(cfg.Out)
+	if err != nil {
+		return sum, err
+	}
+	defer out.close()
+	name := Name(cfg.Out)
+	past, live, err := cfg.Queue.Results(ctx, name)
+	if err != nil {
+		return sum, err
+	}
+	want := map[string]bool{}
+	for _, t := range cfg.Tasks {
+		want[t.ID] = true
+	}
+	for _, r := range past { // results published while no coordinator was writing
+		if want[r.ID] {
+			if _, err := out.add(r); err != nil {
+				return sum, err
+			}
+		}
+	}
+	var todo []Task
+	for _, t := range cfg.Tasks {
+		if !out.has(t.ID) {
+			todo = append(todo, t)
+		}
+	}
+	sum.Skipped = len(cfg.Tasks) - len(todo)
+	c := &coordinator{cfg: cfg, out: out, want: want, sum: &sum, prog: newProgress(cfg, len(todo), sum.Skipped)}
+	err = c.run(ctx, name, todo, live)
+	sum.Left = len(cfg.Tasks) - len(out.done)
+	if cfg.Budget != nil {
+		sum.Spent = cfg.Budget.Spent()
+	}
+	c.prog.finish(sum)
+	return sum, err
+}
+
+// Name is the queue's name of the batch that writes results to out: a hash of its absolute
+// path, so that rerunning the command finds the same batch.
+func Name(out string) string {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		abs = out
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return "b" + hex.EncodeToString(sum[:6])
+}
+
+type coordinator struct {
+	cfg  Config
+	out  *results
+	want map[string]bool
+	sum  *Summary
+	prog *progress
+}
+
+func (c *coordinator) run(ctx context.Context, name string, todo []Task, live <-chan Result) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	if c.cfg.Budget != nil {
+		if err := c.cfg.Budget.Check(); err != nil {
+			return c.stopped(err)
+		}
+	}
+	if err := c.cfg.Queue.Drop(ctx, name); err != nil {
+		return err
+	}
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	var wg sync.WaitGroup
+	workErr := make(chan error, 1)
+	if c.cfg.Local != nil {
+		c.prog.running = c.cfg.Local.Running
+		wg.Go(func() { workErr <- c.cfg.Local.Work(wctx) })
+	}
+	pubErr := make(chan error, 1)
+	go func() { pubErr <- c.publish(wctx, name, todo) }()
+	err := c.collect(ctx, live, len(todo), pubErr, workErr)
+	stopWorkers()
+	if err != nil { // withdraw the jobs no worker has started: a stopped batch stops everywhere
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = c.cfg.Queue.Drop(dctx, name)
+		cancel()
+	}
+	wg.Wait()
+	c.drain(live)
+	return err
+}
+
+// publish stores the inputs (each file once) and queues a job per task.
+func (c *coordinator) publish(ctx context.Context, name string, todo []Task) error {
+	stored := map[string]Input{}
+	for _, t := range todo {
+		j := Job{Batch: name, ID: t.ID, Question: t.Question, Lang: t.Lang, Limits: t.Limits}
+		if t.Script != "" {
+			src, err := os.ReadFile(t.Script)
+			if err != nil {
+				return fault.Wrap(fault.Schema, err, "task "+t.ID)
+			}
+			j.Script = &Script{Name: filepath.Base(t.Script), Source: string(src)}
+		}
+		for _, p := range t.Files {
+			in, ok := stored[p]
+			if !ok {
+				var err error
+				if in, err = c.cfg.Queue.Store(ctx, p); err != nil {
+					return fmt.Errorf("task %s: storing %s: %w", t.ID, p, err)
+				}
+				stored[p] = in
+			}
+			j.Files = append(j.Files, in)
+		}
+		if err := c.cfg.Queue.Publish(ctx, j); err != nil {
+			return fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// collect writes results as they arrive until n tasks have one, or the batch stops.
+func (c *coordinator) collect(ctx context.Context, live <-chan Result, n int, pubErr, workErr <-chan error) error {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for got := 0; got < n; {
+		select {
+		case r, ok := <-live:
+			if !ok {
+				return fmt.Errorf("the queue's result stream ended with %d of %d results", got, n)
+			}
+			added, err := c.take(r)
+			if err != nil {
+				return err
+			}
+			if added {
+				got++
+			}
+			if c.cfg.Budget != nil && got < n {
+				if err := c.cfg.Budget.Check(); err != nil {
+					return c.stopped(err)
+				}
+			}
+		case err := <-pubErr:
+			if err != nil && ctx.Err() == nil {
+				return err
+			}
+			pubErr = nil
+		case err := <-workErr:
+			if err != nil {
+				if c.cfg.Budget != nil && c.cfg.Budget.Check() != nil {
+					return c.stopped(c.cfg.Budget.Check())
+				}
+				return fmt.Errorf("local worker: %w", err)
+			}
+			workErr = nil
+		case <-tick.C:
+			c.prog.redraw()
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+// take writes one result, unless its task has one or is not in this batch's file. Results of
+// other workers are charged to the shared budget.
+func (c *coordinator) take(r Result) (bool, error) {
+	if !c.want[r.ID] {
+		return false, nil
+	}
+	added, err := c.out.add(r)
+	if err != nil || !added {
+		return false, err
+	}
+	if b := c.cfg.Budget; b != nil && (c.cfg.Local == nil || r.Worker != c.cfg.Local.Name) {
+		b.Charge(llm.Spent{Calls: r.Usage.Calls, Tokens: r.Usage.Tokens, Cost: llm.Cost{USD: r.Usage.CostUSD}})
+	}
+	c.sum.Done++
+	if r.Failed() {
+		c.sum.Failed++
+	}
+	c.prog.result(r)
+	return true, nil
+}
+
+// drain writes the results that arrive within the drain time after the workers stopped.
+func (c *coordinator) drain(live <-chan Result) {
+	wait := c.cfg.Drain
+	if wait <= 0 {
+		wait = 2 * time.Second
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for len(c.out.done) < len(c.want) {
+		select {
+		case r, ok := <-live:
+			if !ok {
+				return
+			}
+			_, _ = c.take(r)
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// stopped is the error of a batch the shared budget stopped.
+func (c *coordinator) stopped(cause error) error {
+	left := len(c.want) - len(c.out.done)
+	return fault.Wrap(fault.Limit, cause, fmt.Sprintf("batch stopped with %d of %d tasks left (their jobs are withdrawn); rerun the same command with a larger budget to run them", left, len(c.want)))
+}

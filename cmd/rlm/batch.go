@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/batch"
+	"github.com/rlm-sandbox/rlm/config"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/termsafe"
+)
+
+// queueFlags say how to reach a NATS server: the flags of rlm batch --queue and rlm worker.
+type queueFlags struct {
+	url, creds, ca, cert, key string
+	insecure                  bool
+}
+
+func (f *queueFlags) register(fl *pflag.FlagSet, what string) {
+	fl.StringVar(&f.url, "queue", "", what)
+	fl.StringVar(&f.creds, "creds", "", "a NATS credentials `FILE` (JWT and NKey seed) for the queue")
+	fl.StringVar(&f.ca, "tls-ca", "", "the CA `FILE` (PEM) that signed the queue server's certificate")
+	fl.StringVar(&f.cert, "tls-cert", "", "this client's certificate `FILE` (PEM), for mutual TLS")
+	fl.StringVar(&f.key, "tls-key", "", "this client's key `FILE` (PEM), for mutual TLS")
+	fl.BoolVar(&f.insecure, "insecure", false, "allow a queue server off this machine without TLS or credentials")
+}
+
+func (f *queueFlags) dial(name string) batch.Dial {
+	return batch.Dial{URL: f.url, Creds: f.creds, CA: f.ca, Cert: f.cert, Key: f.key, Insecure: f.insecure, Name: name}
+}
+
+// workerFlags are the flags of every command that runs tasks: rlm batch's local workers and
+// rlm worker.
+type workerFlags struct {
+	parallel      int
+	allowDegraded bool
+	noLog         bool
+	cf            configFlags // rlm run's configuration flags: --model, --timeout, --cell-timeout, …
+}
+
+func (f *workerFlags) register(fl *pflag.FlagSet, configFlags ...string) {
+	fl.IntVar(&f.parallel, "parallel", defaultParallel(), "tasks run at once in this process")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
+	fl.BoolVar(&f.noLog, "no-log", false, "write no log file; the audit trail and the traces are still written")
+	f.cf.register(fl, configFlags...)
+}
+
+// defaultParallel is half the cores, at least one: each task has a worker process of its own.
+func defaultParallel() int { return max(runtime.NumCPU()/2, 1) }
+
+// configFlagsBut names the configuration flags but those given.
+func configFlagsBut(skip ...string) []string {
+	var names []string
+	for _, f := range config.Flags() {
+		if !slices.Contains(skip, f.Name) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// baseOptions are every task's options, resolved from the flags, the environment and the
+// config files exactly as rlm run resolves them; each job then sets its question or script,
+// files, language and limits.
+func (f *workerFlags) baseOptions(needModel bool) (rlm.Options, error) {
+	if f.parallel < 0 {
+		return rlm.Options{}, usagef("--parallel must be at least 1, got %d", f.parallel)
+	}
+	return baseRunOptions(f.cf.given(), f.allowDegraded, f.noLog, needModel)
+}
+
+// baseRunOptions resolves rlm run's options with the configuration flags given as text.
+func baseRunOptions(flags map[string]string, allowDegraded, noLog, needModel bool) (rlm.Options, error) {
+	conf, err := loadConfiguration(flags)
+	if err != nil {
+		return rlm.Options{}, err
+	}
+	var rf runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	rf.register(fs) // rlm run's defaults
+	rf.ask.register(fs)
+	rf.conf, rf.allowDegraded, rf.ask.noLog, rf.ask.quiet = conf, allowDegraded, noLog, true
+	opts, err := rf.resolve(needModel)
+	if err != nil {
+		return opts, err
+	}
+	opts.Quiet = true
+	return opts, nil
+}
+
+type batchFlags struct {
+	workerFlags
+	queue     queueFlags
+	out       string
+	listen    string
+	ackWait   time.Duration
+	maxCost   float64
+	maxTokens int
+	maxCalls  int
+	quiet     bool
+}
+
+func newBatchCmd() *cobra.Command {
+	var f batchFlags
+	cmd := &cobra.Command{
+		Use:   "batch TASKS.jsonl [flags]",
+		Short: "Run many tasks (questions or scripts over files), with shared budgets, resume and progress",
+		Long: `Batch runs every task of TASKS.jsonl, one JSON object per line:
+  {"id": "t1", "question": "…", "files": ["a.log"], "lang": "js", "limits": {"max_calls": 20, "timeout": "10m"}}
+  {"id": "t2", "script": "count.js", "files": ["b.log"]}
+ids are yours and must be unique; relative paths resolve against the tasks file's directory;
+limits (max_calls, max_tokens, max_cost, max_iterations, timeout) override rlm run's defaults
+for that task, and the configuration (rlm.toml, RLM_* variables, and rlm run's flags but the
+three budgets below) sets every task's defaults. Each task runs exactly as rlm run would run it (same confinement, budgets and
+records under RLM_HOME), --parallel at a time.
+
+Results go to RESULTS.jsonl (--out, default: beside TASKS.jsonl, TASKS.results.jsonl), one line
+per task as it finishes, in rlm run --json's shape plus "id", timing, "worker" and "attempt".
+Each line is synced before the next, so SIGINT or a crash loses no finished result, and no id
+is written twice. Rerunning the same command resumes: tasks with a result are skipped, the
+others run.
+
+--max-cost, --max-tokens and --max-calls are budgets shared by the whole batch (each task
+keeps its own limits too): once one is spent, the batch stops, withdraws the tasks not started,
+and says how many are left; rerun with a larger budget to finish them.
+
+The tasks go through NATS JetStream. By default rlm batch runs a NATS server inside itself
+(JetStream on files under RLM_HOME/nats, no network listener; --listen 127.0.0.1:4222 lets
+rlm worker processes on this machine join). With --queue nats://HOST:4222 it uses that server
+instead, and rlm worker processes on any machine take tasks from it; --parallel 0 then runs
+none here. --queue mem uses in-process channels (no JetStream; no resume of queued tasks).
+
+Progress goes to stderr: a bar on a terminal (done, failed, running, tokens, cost, ETA), one
+line per finished task otherwise (--quiet: the summary only).
+
+Exit status: 0 every task answered or completed · 1 some task failed, or the batch stopped
+(budget spent, a worker error) · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("parallel") && f.queue.url != "" && f.queue.url != "mem" {
+				f.parallel = defaultParallel()
+			}
+			return runBatch(cmd.Context(), cmd.ErrOrStderr(), f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	f.register(fl, configFlagsBut("max-calls", "max-tokens", "max-cost")...) // those three are the batch's here
+	f.queue.register(fl, "the NATS `URL` of the queue (nats://HOST:4222, tls://HOST:4222), or mem; default: an embedded server")
+	fl.StringVar(&f.out, "out", "", "the results `FILE` (default: TASKS.results.jsonl beside the tasks file)")
+	fl.StringVar(&f.listen, "listen", "", "let workers on this machine reach the embedded server at `ADDR` (loopback only, e.g. 127.0.0.1:4222; port 0: any)")
+	fl.DurationVar(&f.ackWait, "ack-wait", batch.DefaultAckWait, "how long a task's worker may go silent before the task is given to another")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "US dollars the whole batch may spend (0: no dollar cap; each task's own budgets still hold)")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "tokens the whole batch may spend (0: no shared cap)")
+	fl.IntVar(&f.maxCalls, "max-calls", 0, "model API calls the whole batch may make (0: no shared cap)")
+	fl.BoolVar(&f.quiet, "quiet", false, "print only the summary")
+	return cmd
+}
+
+func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath string) error {
+	tasks, err := batch.ReadTasks(tasksPath)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.maxCost < 0 || f.maxTokens < 0 || f.maxCalls < 0 {
+		return usagef("--max-cost, --max-tokens and --max-calls must not be negative (0: no shared cap)")
+	}
+	if _, err := positive("--ack-wait", f.ackWait); err != nil {
+		return err
+	}
+	if f.out == "" {
+		f.out = strings.TrimSuffix(tasksPath, filepath.Ext(tasksPath)) + ".results.jsonl"
+	}
+	home, err := ensureHome()
+	if err != nil {
+		return err
+	}
+	q, closeQ, err := f.openQueue(home, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeQ()
+	cfg := batch.Config{Tasks: tasks, Out: f.out, Queue: q}
+	if f.maxCost > 0 || f.maxTokens > 0 || f.maxCalls > 0 {
+		cfg.Budget = rlm.NewBudget(llm.Spent{Calls: f.maxCalls, Tokens: f.maxTokens, Cost: llm.Cost{USD: f.maxCost}})
+	}
+	if f.parallel > 0 {
+		base, err := f.baseOptions(needsModel(tasks))
+		if err != nil {
+			return err
+		}
+		cfg.Local = &batch.Worker{Queue: q, Base: base, Budget: cfg.Budget, Parallel: f.parallel}
+	}
+	if !f.quiet {
+		cfg.Progress, cfg.TTY = stderr, isTerminal(os.Stderr)
+		if cfg.TTY {
+			cfg.Progress = termsafe.Raw(stderr)
+		}
+	}
+	ctx, stop := withSignals(ctx, func(signalled) {})
+	defer stop()
+	sum, err := batch.Run(ctx, cfg)
+	if s, ok := signalOf(ctx); ok {
+		return s
+	}
+	if f.quiet {
+		fmt.Fprintf(stderr, "[batch] %d tasks: %d done now (%d failed), %d done before, %d left\n", sum.Total, sum.Done, sum.Failed, sum.Skipped, sum.Left)
+	}
+	switch {
+	case err != nil:
+		return err
+	case sum.Failed > 0:
+		return silent{exitFailed}
+	}
+	return nil
+}
+
+// openQueue is the batch's queue: the embedded server, a NATS server (--queue), or channels.
+func (f *batchFlags) openQueue(home string, stderr io.Writer) (batch.Queue, func(), error) {
+	if f.queue.url == "mem" {
+		if f.parallel == 0 {
+			return nil, nil, usagef("--queue mem has no workers but this process's: --parallel must be at least 1")
+		}
+		return batch.NewMemQueue(1024), func() {}, nil
+	}
+	ctx := context.Background()
+	jo := batch.JetStreamOptions{AckWait: f.ackWait, Coordinator: true, CacheDir: filepath.Join(home, "cache", "inputs")}
+	if f.queue.url != "" {
+		if f.listen != "" {
+			return nil, nil, usagef("--listen is for the embedded server; with --queue, workers connect to that server")
+		}
+		nc, err := f.queue.dial("rlm batch").Connect()
+		if err != nil {
+			return nil, nil, usageOrErr(err)
+		}
+		q, err := batch.NewJetStream(ctx, nc, jo)
+		if err != nil {
+			nc.Close()
+			return nil, nil, err
+		}
+		return q, nc.Close, nil
+	}
+	if f.parallel == 0 && f.listen == "" {
+		return nil, nil, usagef("--parallel 0 with the embedded server and no --listen: no worker could reach it")
+	}
+	srv, err := batch.Embedded(filepath.Join(home, "nats"), f.listen)
+	if err != nil {
+		return nil, nil, usageOrErr(err)
+	}
+	if u := srv.URL(); u != "" {
+		fmt.Fprintf(stderr, "[batch] queue listening at %s (rlm worker --queue %s)\n", u, u)
+	}
+	nc, err := srv.Conn()
+	if err == nil {
+		var q batch.Queue
+		if q, err = batch.NewJetStream(ctx, nc, jo); err == nil {
+			return q, func() { nc.Close(); srv.Close() }, nil
+		}
+		nc.Close()
+	}
+	srv.Close()
+	return nil, nil, err
+}
+
+// needsModel reports whether any task asks a question (a script runs without a model).
+func needsModel(tasks []batch.Task) bool {
+	for _, t := range tasks {
+		if t.Question != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// usageOrErr makes a refused queue address or listen address (kinds schema and denied) a usage
+// error.
+func usageOrErr(err error) error {
+	switch fault.KindOf(err) {
+	case fault.Schema, fault.Denied:
+		return usageError{err}
+	}
+	return err
+}
