@@ -67,6 +67,11 @@ func (w *Worker) Work(ctx context.Context) error {
 
 func (w *Worker) loop(ctx context.Context) error {
 	for {
+		if w.Budget != nil { // spent: take nothing, so that no job is handed back and forth
+			if err := w.Budget.Check(); err != nil {
+				return err
+			}
+		}
 		d, err := w.Queue.Take(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -100,7 +105,10 @@ func (w *Worker) handle(ctx context.Context, d Delivery) error {
 	if ctx.Err() != nil || w.budgetStopped(err) {
 		w.logf("%s: stopped, handed back", j.ID)
 		_ = d.Release() // if this fails, the ack wait hands it back
-		return nil
+		if ctx.Err() != nil {
+			return nil
+		}
+		return w.Budget.Check()
 	}
 	if res.ID == "" { // refused before it started, for a reason of this worker's
 		_ = d.Release()

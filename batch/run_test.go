@@ -1,0 +1,294 @@
+package batch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/batch"
+	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/llm/llmtest"
+)
+
+func TestMain(m *testing.M) {
+	rlm.MaybeServeWorker()
+	os.Exit(m.Run())
+}
+
+// fakeModel answers every question with "answer to QUESTION" (the question is the task's id),
+// costing cost dollars, after latency.
+func fakeModel(t testing.TB, latency time.Duration, cost float64) (*llmtest.Server, llm.Config) {
+	srv := llmtest.New()
+	srv.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
+		q := "?"
+		if m := questionOf(r.LastUser()); m != "" {
+			q = m
+		}
+		return llmtest.Reply{Text: "answer to " + q, Latency: latency, Cost: &cost}
+	})
+	t.Cleanup(srv.Close)
+	return srv, llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", Models: []string{"fake"}}
+}
+
+// questionOf finds the task's question (qNN) in a prompt.
+func questionOf(prompt string) string {
+	i := strings.Index(prompt, "question-")
+	if i < 0 {
+		return ""
+	}
+	j := i + len("question-")
+	for j < len(prompt) && prompt[j] >= '0' && prompt[j] <= '9' {
+		j++
+	}
+	return prompt[i:j]
+}
+
+// writeTasks writes n question tasks over one small file; task tNN asks "question-NN".
+func writeTasks(t testing.TB, dir string, n int) string {
+	if err := os.WriteFile(filepath.Join(dir, "input.txt"), []byte("alpha\nbeta\ngamma\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"t%02d","question":"question-%02d","files":["input.txt"]}`+"\n", i, i)
+	}
+	path := filepath.Join(dir, "tasks.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readResults(t testing.TB, path string) []batch.Result {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []batch.Result
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r batch.Result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("result line %q: %v", line, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// queues are the two Queue implementations, each opened fresh over home.
+var queues = map[string]func(t testing.TB, home string) batch.Queue{
+	"mem": func(testing.TB, string) batch.Queue { return batch.NewMemQueue(64) },
+	"jetstream": func(t testing.TB, home string) batch.Queue {
+		srv, err := batch.Embedded(filepath.Join(home, "nats"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc, err := srv.Conn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close(); srv.Close() })
+		q, err := batch.NewJetStream(context.Background(), nc, batch.JetStreamOptions{Coordinator: true, CacheDir: filepath.Join(home, "cache")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	},
+}
+
+func TestRunAndResume(t *testing.T) {
+	for name, open := range queues {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			srv, model := fakeModel(t, 0, 0.001)
+			tasks, err := batch.ReadTasks(writeTasks(t, dir, 8))
+			if err != nil {
+				t.Fatal(err)
+			}
+			home := filepath.Join(dir, "home")
+			base := rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}
+			out := filepath.Join(dir, "results.jsonl")
+			run := func(tasks []batch.Task) batch.Summary {
+				q := open(t, home)
+				sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q,
+					Local: &batch.Worker{Queue: q, Base: base, Parallel: 2}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sum
+			}
+			// first the first five, then all eight: the second run does only the other three
+			if sum := run(tasks[:5]); sum.Done != 5 || sum.Left != 0 {
+				t.Fatalf("first run: %+v", sum)
+			}
+			sum := run(tasks)
+			if sum.Done != 3 || sum.Skipped != 5 || sum.Left != 0 {
+				t.Fatalf("resumed run: %+v, want 3 done, 5 skipped", sum)
+			}
+			if n := len(srv.Requests()); n != 8 {
+				t.Errorf("model requests = %d, want 8 (no task run twice)", n)
+			}
+			got := readResults(t, out)
+			if len(got) != 8 {
+				t.Fatalf("%d result lines, want 8", len(got))
+			}
+			for _, r := range got {
+				want := "answer to question-" + strings.TrimPrefix(r.ID, "t")
+				if r.Status != "answered" || r.Answer != want || r.Usage.Calls != 1 || r.Usage.CostUSD != 0.001 || r.Trace == "" || r.Attempt != 1 {
+					t.Errorf("result %+v: want answered %q, 1 call, $0.001, a trace", r, want)
+				}
+			}
+		})
+	}
+}
+
+func TestSharedBudgetStops(t *testing.T) {
+	dir := t.TempDir()
+	srv, model := fakeModel(t, 20*time.Millisecond, 0.01)
+	tasks, err := batch.ReadTasks(writeTasks(t, dir, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	q := queues["jetstream"](t, home)
+	budget := rlm.NewBudget(llm.Spent{Cost: llm.Cost{USD: 0.05}})
+	out := filepath.Join(dir, "results.jsonl")
+	sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q, Budget: budget,
+		Local: &batch.Worker{Queue: q, Base: rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}, Budget: budget, Parallel: 2}})
+	if !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "shared budget spent") || !strings.Contains(err.Error(), "rerun the same command") {
+		t.Fatalf("err = %v, want the shared budget's limit error", err)
+	}
+	got := readResults(t, out)
+	// two tasks may be in flight when the fifth dollar-cent is spent
+	if len(got) < 5 || len(got) > 7 || sum.Left != 30-len(got) {
+		t.Fatalf("%d results, summary %+v; want 5 to 7, the rest left", len(got), sum)
+	}
+	for _, r := range got {
+		if r.Status != "answered" {
+			t.Errorf("result %+v: a task stopped by the shared budget must not be recorded", r)
+		}
+	}
+	if n := len(srv.Requests()); n > 7 {
+		t.Errorf("%d model calls after a budget of 5", n)
+	}
+}
+
+// TestRedelivery: a worker that takes a job and goes silent (dies) has its job delivered again
+// once the ack wait passes, and the job is finished by another worker.
+func TestRedelivery(t *testing.T) {
+	dir := t.TempDir()
+	_, model := fakeModel(t, 0, 0)
+	tasks, err := batch.ReadTasks(writeTasks(t, dir, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	srv, err := batch.Embedded(filepath.Join(home, "nats"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	open := func(coord bool) batch.Queue {
+		nc, err := srv.Conn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		q, err := batch.NewJetStream(context.Background(), nc, batch.JetStreamOptions{AckWait: 500 * time.Millisecond, Coordinator: coord, CacheDir: filepath.Join(home, "cache")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	coord, dead := open(true), open(false)
+	var mu sync.Mutex
+	var stolen []string
+	go func() { // the dying worker: takes two jobs, never touches or finishes them
+		for range 2 {
+			d, err := dead.Take(context.Background())
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			stolen = append(stolen, d.Job().ID)
+			mu.Unlock()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out := filepath.Join(dir, "results.jsonl")
+	live := open(false)
+	go func() {
+		time.Sleep(300 * time.Millisecond) // let the dead worker take its jobs first
+		(&batch.Worker{Queue: live, Base: rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}}).Work(ctx)
+	}()
+	sum, err := batch.Run(ctx, batch.Config{Tasks: tasks, Out: out, Queue: coord})
+	if err != nil || sum.Done != 3 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stolen) == 0 {
+		t.Fatal("the dying worker took no job; the test proves nothing")
+	}
+	attempts := map[string]int{}
+	for _, r := range readResults(t, out) {
+		attempts[r.ID] = r.Attempt
+	}
+	for _, id := range stolen {
+		if attempts[id] < 2 {
+			t.Errorf("job %s taken by the dead worker finished at attempt %d, want a redelivery (≥ 2)", id, attempts[id])
+		}
+	}
+}
+
+// TestDuplicateResults: a job finished twice (a redelivered job whose first worker was only
+// slow) gives one result line.
+func TestDuplicateResults(t *testing.T) {
+	dir := t.TempDir()
+	tasks, err := batch.ReadTasks(writeTasks(t, dir, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := batch.NewMemQueue(16)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			d, err := q.Take(ctx)
+			if err != nil {
+				return
+			}
+			for n := range 2 {
+				d.Finish(ctx, batch.Result{ID: d.Job().ID, Status: "answered", Answer: fmt.Sprint(n), Attempt: n + 1})
+			}
+		}
+	}()
+	out := filepath.Join(dir, "results.jsonl")
+	sum, err := batch.Run(ctx, batch.Config{Tasks: tasks, Out: out, Queue: q})
+	if err != nil || sum.Done != 5 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	got := readResults(t, out)
+	if len(got) != 5 {
+		t.Fatalf("%d lines, want 5 (one per id)", len(got))
+	}
+	for _, r := range got {
+		if r.Answer != "0" {
+			t.Errorf("%s: kept answer %q, want the first result's", r.ID, r.Answer)
+		}
+	}
+}
