@@ -44,6 +44,9 @@ type JetStreamOptions struct {
 	Coordinator bool
 	// CacheDir is where a worker keeps fetched inputs, by hash (required to Fetch).
 	CacheDir string
+	// Replicas is the number of copies of the streams and inputs in a JetStream cluster
+	// (default 1; 3 survives the loss of a node). Set by the coordinator.
+	Replicas int
 }
 
 type jsQueue struct {
@@ -65,21 +68,49 @@ func NewJetStream(ctx context.Context, nc *nats.Conn, o JetStreamOptions) (Queue
 		return nil, err
 	}
 	q := &jsQueue{nc: nc, js: js, cache: o.CacheDir}
-	if q.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: jobStream, Subjects: []string{jobSubject + ">"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, MaxAge: retention}); err != nil {
-		return nil, fmt.Errorf("JetStream stream %s: %w", jobStream, err)
-	}
-	if _, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: resultStream, Subjects: []string{resultSubj + ">"},
-		Storage: jetstream.FileStorage, MaxAge: retention}); err != nil {
-		return nil, fmt.Errorf("JetStream stream %s: %w", resultStream, err)
-	}
-	if q.inputs, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: inputBucket, Storage: jetstream.FileStorage, TTL: retention}); err != nil {
-		return nil, fmt.Errorf("JetStream object store %s: %w", inputBucket, err)
+	if err := q.streams(ctx, o); err != nil {
+		return nil, err
 	}
 	if err := q.consumer(ctx, o); err != nil {
 		return nil, err
 	}
 	return q, nil
+}
+
+// streams creates the streams and the object store, or finds them. A worker takes them as the
+// coordinator made them; it creates one only when it comes first.
+func (q *jsQueue) streams(ctx context.Context, o JetStreamOptions) error {
+	r := max(o.Replicas, 1)
+	jobs := jetstream.StreamConfig{Name: jobStream, Subjects: []string{jobSubject + ">"}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, MaxAge: retention, Replicas: r}
+	results := jetstream.StreamConfig{Name: resultStream, Subjects: []string{resultSubj + ">"}, Storage: jetstream.FileStorage, MaxAge: retention, Replicas: r}
+	inputs := jetstream.ObjectStoreConfig{Bucket: inputBucket, Storage: jetstream.FileStorage, TTL: retention, Replicas: r}
+	var err error
+	if o.Coordinator {
+		q.jobs, err = q.js.CreateOrUpdateStream(ctx, jobs)
+	} else if q.jobs, err = q.js.Stream(ctx, jobStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+		q.jobs, err = q.js.CreateStream(ctx, jobs)
+	}
+	if err != nil {
+		return fmt.Errorf("JetStream stream %s: %w", jobStream, err)
+	}
+	if o.Coordinator {
+		_, err = q.js.CreateOrUpdateStream(ctx, results)
+	} else if _, err = q.js.Stream(ctx, resultStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = q.js.CreateStream(ctx, results)
+	}
+	if err != nil {
+		return fmt.Errorf("JetStream stream %s: %w", resultStream, err)
+	}
+	if o.Coordinator {
+		q.inputs, err = q.js.CreateOrUpdateObjectStore(ctx, inputs)
+	} else if q.inputs, err = q.js.ObjectStore(ctx, inputBucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+		q.inputs, err = q.js.CreateObjectStore(ctx, inputs)
+	}
+	if err != nil {
+		return fmt.Errorf("JetStream object store %s: %w", inputBucket, err)
+	}
+	return nil
 }
 
 func (q *jsQueue) consumer(ctx context.Context, o JetStreamOptions) error {

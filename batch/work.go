@@ -172,13 +172,18 @@ func (w *Worker) run(ctx context.Context, j Job, attempt int) (Result, error) {
 	return fromRLM(j.ID, res, w.Name, attempt), err
 }
 
-// options are the run's options: Base with the job's question or script, language and limits.
+// options are the run's options: Base with the job's question or script, language (a
+// script's: from its extension unless the job names one) and limits.
 func (w *Worker) options(j Job) rlm.Options {
 	o := w.Base
 	o.Files, o.Budget = nil, w.Budget
-	o.Question, o.Lang = j.Question, j.Lang
+	o.Question = j.Question
 	if j.Script != nil {
 		o.Script = rlm.Script{Name: j.Script.Name, Source: j.Script.Source}
+		o.Lang = "" // from the script's extension, unless the job names one
+	}
+	if j.Lang != "" {
+		o.Lang = j.Lang
 	}
 	l := j.Limits
 	if l.MaxCalls > 0 {

@@ -106,6 +106,7 @@ type batchFlags struct {
 	out       string
 	listen    string
 	ackWait   time.Duration
+	replicas  int
 	maxCost   float64
 	maxTokens int
 	maxCalls  int
@@ -161,6 +162,7 @@ Exit status: 0 every task answered or completed · 1 some task failed, or the ba
 	fl.StringVar(&f.out, "out", "", "the results `FILE` (default: TASKS.results.jsonl beside the tasks file)")
 	fl.StringVar(&f.listen, "listen", "", "let workers on this machine reach the embedded server at `ADDR` (loopback only, e.g. 127.0.0.1:4222; port 0: any)")
 	fl.DurationVar(&f.ackWait, "ack-wait", batch.DefaultAckWait, "how long a task's worker may go silent before the task is given to another")
+	fl.IntVar(&f.replicas, "replicas", 1, "copies of the queue's streams in a JetStream cluster (--queue; 3 survives losing a node)")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "US dollars the whole batch may spend (0: no dollar cap; each task's own budgets still hold)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "tokens the whole batch may spend (0: no shared cap)")
 	fl.IntVar(&f.maxCalls, "max-calls", 0, "model API calls the whole batch may make (0: no shared cap)")
@@ -235,7 +237,10 @@ func (f *batchFlags) openQueue(home string, stderr io.Writer) (batch.Queue, func
 		return batch.NewMemQueue(1024), func() {}, nil
 	}
 	ctx := context.Background()
-	jo := batch.JetStreamOptions{AckWait: f.ackWait, Coordinator: true, CacheDir: filepath.Join(home, "cache", "inputs")}
+	jo := batch.JetStreamOptions{AckWait: f.ackWait, Coordinator: true, CacheDir: filepath.Join(home, "cache", "inputs"), Replicas: f.replicas}
+	if f.replicas < 1 || f.replicas > 5 {
+		return nil, nil, usagef("--replicas %d: want 1 to 5", f.replicas)
+	}
 	if f.queue.url != "" {
 		if f.listen != "" {
 			return nil, nil, usagef("--listen is for the embedded server; with --queue, workers connect to that server")
