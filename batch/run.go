@@ -32,6 +32,8 @@ type Config struct {
 	// finished task (nil: none).
 	Progress io.Writer
 	TTY      bool
+	// OnResult, when set, is called with each result this run writes, in the order written.
+	OnResult func(Result)
 	// Drain is how long to wait for results after the workers stop (default 2 s).
 	Drain time.Duration
 }
@@ -235,6 +237,9 @@ func (c *coordinator) take(r Result) (bool, error) {
 		c.sum.Failed++
 	}
 	c.prog.result(r)
+	if c.cfg.OnResult != nil {
+		c.cfg.OnResult(r)
+	}
 	return true, nil
 }
 

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/batch"
 	"github.com/rlm-sandbox/rlm/evalset"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
-	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
 
@@ -32,6 +32,7 @@ type evalFlags struct {
 	allowDegraded bool
 	keep          bool
 	seed          int64
+	parallel      int
 }
 
 func newEvalCmd() *cobra.Command {
@@ -42,8 +43,10 @@ func newEvalCmd() *cobra.Command {
 		Long: `Eval generates S-NIAH-style needle tasks and OOLONG-style aggregation tasks at each size,
 runs each through the REPL loop against the configured model (RLM_BASE_URL, RLM_API_KEY,
 RLM_MODEL or --model), scores the answers, and prints accuracy, cost (tokens and API calls per
-task) and wall time per kind and size. Inputs are generated under RLM_HOME/eval and deleted after
-each task unless --keep. Sizes go from 10KB to 1GB; each task gets fresh budgets.
+task) and wall time per kind and size. The tasks run as rlm batch runs them (each as rlm run
+would, recorded under RLM_HOME, --parallel at a time); inputs are generated under
+RLM_HOME/eval/TIME/ beside the batch's results.jsonl and deleted at the end unless --keep, so
+the disk must hold all of them at once. Sizes go from 10KB to 1GB; each task gets fresh budgets.
 
 Kinds: ` + strings.Join(evalKinds(), ", ") + `.
 
@@ -65,6 +68,7 @@ failed (the first failure is printed: the model is unreachable, say) · 2 usage 
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
 	fl.BoolVar(&f.keep, "keep", false, "keep the generated inputs")
 	fl.Int64Var(&f.seed, "seed", 1, "added to every task's seed, for a different draw")
+	fl.IntVar(&f.parallel, "parallel", 1, "tasks run at once (wall times are cleanest at 1)")
 	return cmd
 }
 
@@ -73,48 +77,102 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err != nil {
 		return err
 	}
-	flags := map[string]string{}
-	if f.model != "" {
-		flags["model"] = f.model
+	if f.parallel < 1 {
+		return usagef("--parallel must be at least 1, got %d", f.parallel)
 	}
-	conf, err := loadConfiguration(flags)
+	base, err := f.baseOptions()
 	if err != nil {
 		return err
 	}
-	lcfg, err := conf.LLM(nil)
-	if err != nil {
-		return usageError{err}
-	}
-	home, err := ensureHome()
-	if err != nil {
+	if err := guard.EmergencyStop(base.Home); err != nil {
 		return err
 	}
-	if err := guard.EmergencyStop(home); err != nil {
-		return err
-	}
-	dir := filepath.Join(home, "eval")
+	dir := filepath.Join(base.Home, "eval", time.Now().UTC().Format("20060102-150405.000"))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	ctx, stop := withSignals(ctx, func(signalled) {})
+	if !f.keep {
+		defer removeInputs(dir)
+	}
+	ctx, stop := withSignals(ctx, func(signalled) { removeInputs(dir) })
 	defer stop()
-	lcfg.Notify = func(msg string) { fmt.Fprintf(errw, "[eval] %s\n", msg) }
+	tasks, byID, err := evalTasks(dir, f, specs)
+	if err != nil {
+		return err
+	}
 	var outcomes []evalset.Outcome
-	for i, spec := range specs {
-		o, err := evalOne(ctx, f, lcfg, home, spec)
-		if s, ok := signalOf(ctx); ok {
-			return s // the task's input is already removed
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(errw, "[eval] %d/%d %s %s: score %.2f (%s)%s\n", i+1, len(specs), spec.Kind, evalset.FormatSize(spec.Size), evalset.Score(o.Task, o.Answer), o.Wall.Round(time.Millisecond), failNote(o.Err))
-		outcomes = append(outcomes, o)
+	q := batch.NewMemQueue(len(tasks))
+	defer q.Close()
+	_, err = batch.Run(ctx, batch.Config{Tasks: tasks, Out: filepath.Join(dir, "results.jsonl"), Queue: q,
+		Local: &batch.Worker{Queue: q, Base: base, Parallel: f.parallel},
+		OnResult: func(r batch.Result) {
+			o := evalOutcome(byID[r.ID], r)
+			outcomes = append(outcomes, o)
+			fmt.Fprintf(errw, "[eval] %d/%d %s %s: score %.2f (%s)%s\n", len(outcomes), len(tasks), o.Task.Spec.Kind, evalset.FormatSize(o.Task.Spec.Size), evalset.Score(o.Task, o.Answer), o.Wall.Round(time.Millisecond), failNote(o.Err))
+		}})
+	if s, ok := signalOf(ctx); ok {
+		return s
+	}
+	if err != nil {
+		return err
 	}
 	if err := evalset.Summarize(outcomes).Format(out); err != nil {
 		return err
 	}
 	return allFailed(outcomes)
+}
+
+// baseOptions are every evaluation task's options: rlm run's, with eval's model, language,
+// mode and timeouts.
+func (f evalFlags) baseOptions() (rlm.Options, error) {
+	flags := map[string]string{"cell-timeout": f.cellTimeout.String()}
+	if f.model != "" {
+		flags["model"] = f.model
+	}
+	opts, err := baseRunOptions(flags, f.allowDegraded, false, true)
+	if err != nil {
+		return opts, err
+	}
+	opts.Lang, opts.Mode, opts.Timeout = f.lang, rlm.Loop, f.taskTimeout
+	if f.direct {
+		opts.Mode = rlm.Direct
+	}
+	return opts, nil
+}
+
+// evalTasks generates each task's input into dir and returns the batch's tasks, and the
+// evaluation tasks by id.
+func evalTasks(dir string, f evalFlags, specs []evalset.Spec) ([]batch.Task, map[string]evalset.Task, error) {
+	var tasks []batch.Task
+	byID := map[string]evalset.Task{}
+	for _, spec := range specs {
+		id := fmt.Sprintf("%s-%s-%d", spec.Kind, evalset.FormatSize(spec.Size), spec.Seed)
+		path := filepath.Join(dir, id+".txt")
+		task, err := generateTo(path, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		byID[id] = task
+		tasks = append(tasks, batch.Task{ID: id, Question: task.Question, Files: []string{path}, Lang: f.lang})
+	}
+	return tasks, byID, nil
+}
+
+// evalOutcome is a batch result as the evaluation scores it.
+func evalOutcome(task evalset.Task, r batch.Result) evalset.Outcome {
+	o := evalset.Outcome{Task: task, Answer: r.Answer, Tokens: r.Usage.Tokens, Calls: r.Usage.Calls, Wall: time.Duration(r.DurationMS) * time.Millisecond}
+	if r.Error != nil {
+		o.Err, o.Answer = fault.New(fault.Kind(r.Error.Kind), "%s", r.Error.Message), ""
+	}
+	return o
+}
+
+// removeInputs deletes the generated inputs, keeping the results file.
+func removeInputs(dir string) {
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	for _, p := range inputs {
+		os.Remove(p)
+	}
 }
 
 // failNote is the end of a task's progress line: why it failed, if it did.
@@ -184,36 +242,6 @@ func evalSpecs(f evalFlags) ([]evalset.Spec, error) {
 		}
 	}
 	return specs, nil
-}
-
-// evalOne generates one task's input, runs it, and deletes the input unless --keep.
-func evalOne(ctx context.Context, f evalFlags, lcfg llm.Config, home string, spec evalset.Spec) (evalset.Outcome, error) {
-	path := filepath.Join(home, "eval", fmt.Sprintf("%s-%s-%d.txt", spec.Kind, evalset.FormatSize(spec.Size), spec.Seed))
-	task, err := generateTo(path, spec)
-	if err != nil {
-		return evalset.Outcome{}, err
-	}
-	if !f.keep {
-		defer os.Remove(path)
-	}
-	ctx, cancel := context.WithTimeout(ctx, f.taskTimeout)
-	defer cancel()
-	lcfg.Deadline = time.Now().Add(f.taskTimeout)
-	client, err := llm.New(lcfg)
-	if err != nil {
-		return evalset.Outcome{}, usageError{err}
-	}
-	mode := controller.Loop
-	if f.direct {
-		mode = controller.Direct
-	}
-	start := time.Now()
-	res := controller.Run(ctx, controller.Config{
-		Question: task.Question, Model: guard.Model{Home: home, Next: client}, Mode: mode,
-		Session: repl.Options{Lang: f.lang, Contexts: []string{path}, CellTimeout: f.cellTimeout, AllowDegraded: f.allowDegraded},
-	})
-	sp := client.Spent()
-	return evalset.Outcome{Task: task, Answer: res.Answer, Err: res.Err, Tokens: sp.Tokens, Calls: sp.Calls, Wall: time.Since(start)}, nil
 }
 
 func generateTo(path string, spec evalset.Spec) (evalset.Task, error) {
