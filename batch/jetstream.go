@@ -42,7 +42,8 @@ type JetStreamOptions struct {
 	// Coordinator makes the queue create or update the consumer with AckWait; a worker only
 	// creates it when it is missing.
 	Coordinator bool
-	// CacheDir is where a worker keeps fetched inputs, by hash (required to Fetch).
+	// CacheDir is where a worker keeps fetched inputs, by hash (required to Fetch). Inputs
+	// no job has used for 7 days are removed when a queue is opened on it.
 	CacheDir string
 	// Replicas is the number of copies of the streams and inputs in a JetStream cluster
 	// (default 1; 3 survives the loss of a node). Set by the coordinator.
@@ -74,7 +75,27 @@ func NewJetStream(ctx context.Context, nc *nats.Conn, o JetStreamOptions) (Queue
 	if err := q.consumer(ctx, o); err != nil {
 		return nil, err
 	}
+	if o.CacheDir != "" {
+		pruneCache(o.CacheDir, time.Now().Add(-cacheAge))
+	}
 	return q, nil
+}
+
+// cacheAge is how long a cached input unused by any job is kept.
+const cacheAge = 7 * 24 * time.Hour
+
+// pruneCache removes the cached inputs not used since before.
+func pruneCache(dir string, before time.Time) {
+	hashes, _ := os.ReadDir(dir)
+	for _, h := range hashes {
+		files, _ := os.ReadDir(filepath.Join(dir, h.Name()))
+		for _, f := range files {
+			if info, err := f.Info(); err == nil && info.ModTime().Before(before) {
+				os.Remove(filepath.Join(dir, h.Name(), f.Name()))
+			}
+		}
+		os.Remove(filepath.Join(dir, h.Name())) // only when empty
+	}
 }
 
 // streams creates the streams and the object store, or finds them. A worker takes them as the
@@ -177,6 +198,8 @@ func (q *jsQueue) Fetch(ctx context.Context, in Input) (string, error) {
 	q.fetchMu.Lock()
 	defer q.fetchMu.Unlock()
 	if st, err := os.Stat(path); err == nil && st.Size() == in.Size {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now) // used: keep it past the next pruning
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -292,3 +292,42 @@ func TestDuplicateResults(t *testing.T) {
 		}
 	}
 }
+
+// TestHeartbeatKeepsLongTask: a task that runs three times the ack wait is not delivered
+// again while its worker lives: the worker extends the lease as it runs.
+func TestHeartbeatKeepsLongTask(t *testing.T) {
+	dir := t.TempDir()
+	srv, model := fakeModel(t, 1500*time.Millisecond, 0)
+	tasks, err := batch.ReadTasks(writeTasks(t, dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	es, err := batch.Embedded(filepath.Join(home, "nats"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer es.Close()
+	nc, err := es.Conn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	q, err := batch.NewJetStream(context.Background(), nc, batch.JetStreamOptions{AckWait: 500 * time.Millisecond, Coordinator: true, CacheDir: filepath.Join(home, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results.jsonl")
+	// two slots: a redelivered job would start on the idle one while the first still runs
+	sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q,
+		Local: &batch.Worker{Queue: q, Base: rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}, Parallel: 2}})
+	if err != nil || sum.Done != 1 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if r := readResults(t, out)[0]; r.Attempt != 1 || r.Status != "answered" {
+		t.Errorf("result %+v, want answered at attempt 1", r)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want 1: the job was delivered again while it ran", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
 )
@@ -110,5 +111,23 @@ func TestResultsFileRefusesForeignLines(t *testing.T) {
 	_, err := openResults(path)
 	if err == nil || !strings.Contains(err.Error(), "r.jsonl:2: not a result line") {
 		t.Fatalf("got %v, want the line named", err)
+	}
+}
+
+func TestPruneCache(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"old/a.txt", "new/b.txt"} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	os.Chtimes(filepath.Join(dir, "old/a.txt"), old, old)
+	pruneCache(dir, time.Now().Add(-cacheAge))
+	if _, err := os.Stat(filepath.Join(dir, "old")); !os.IsNotExist(err) {
+		t.Errorf("an input unused for 8 days is still cached (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new/b.txt")); err != nil {
+		t.Errorf("a fresh input was removed: %v", err)
 	}
 }

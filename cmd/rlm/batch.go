@@ -150,9 +150,6 @@ Exit status: 0 every task answered or completed · 1 some task failed, or the ba
 (budget spent, a worker error) · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("parallel") && f.queue.url != "" && f.queue.url != "mem" {
-				f.parallel = defaultParallel()
-			}
 			return runBatch(cmd.Context(), cmd.ErrOrStderr(), f, args[0])
 		},
 	}
