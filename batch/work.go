@@ -102,6 +102,9 @@ func (w *Worker) handle(ctx context.Context, d Delivery) error {
 	stop := heartbeat(d)
 	res, err := w.run(ctx, j, d.Attempt())
 	stop()
+	if ctx.Err() != nil && err == nil && res.ID != "" {
+		ctx = context.WithoutCancel(ctx) // it finished as it was stopped: keep the result
+	}
 	if ctx.Err() != nil || w.budgetStopped(err) {
 		w.logf("%s: stopped, handed back", j.ID)
 		_ = d.Release() // if this fails, the ack wait hands it back
