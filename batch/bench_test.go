@@ -22,7 +22,7 @@ func BenchmarkQueue(b *testing.B) {
 	for _, name := range []string{"mem", "jetstream"} {
 		b.Run(name, func(b *testing.B) {
 			home := b.TempDir()
-			q := queues[name](b, home)
+			q, _ := queues[name](b, home)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			_, live, err := q.Results(ctx, "bench")
@@ -84,11 +84,12 @@ func BenchmarkThroughput(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					q := queues["jetstream"](b, dir)
+					q, closeQ := queues["jetstream"](b, dir)
 					start := time.Now()
 					sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: filepath.Join(dir, "r.jsonl"), Queue: q,
 						Local: &batch.Worker{Queue: q, Base: base, Parallel: p}})
 					took += time.Since(start)
+					closeQ()
 					if err != nil || sum.Done != n || sum.Failed != 0 {
 						b.Fatalf("%+v, %v; first result %+v", sum, err, readResults(b, filepath.Join(dir, "r.jsonl"))[0].Error)
 					}

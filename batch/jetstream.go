@@ -336,6 +336,17 @@ func (q *jsQueue) Drop(ctx context.Context, batch string) error {
 	return q.jobs.Purge(ctx, jetstream.WithPurgeSubject(jobSubject+batch))
 }
 
+func (q *jsQueue) Reset(ctx context.Context, batch string) error {
+	if err := q.Drop(ctx, batch); err != nil {
+		return err
+	}
+	results, err := q.js.Stream(ctx, resultStream)
+	if err != nil {
+		return err
+	}
+	return results.Purge(ctx, jetstream.WithPurgeSubject(resultSubj+batch))
+}
+
 func (q *jsQueue) Close() error { return nil }
 
 type jsDelivery struct {

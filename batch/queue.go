@@ -24,8 +24,11 @@ type Queue interface {
 	// Results returns the batch's results published before the call (while no coordinator
 	// was reading them), and a channel of those published after, until ctx is done.
 	Results(ctx context.Context, batch string) (past []Result, live <-chan Result, err error)
-	// Drop removes the batch's jobs that no worker has started, for a fresh start.
+	// Drop removes the batch's jobs that no worker has started.
 	Drop(ctx context.Context, batch string) error
+	// Reset removes the batch's jobs and its stored results: a batch whose results file is new
+	// starts afresh.
+	Reset(ctx context.Context, batch string) error
 	Close() error
 }
 
@@ -136,6 +139,13 @@ func (q *memQueue) Drop(context.Context, string) error {
 			return nil
 		}
 	}
+}
+
+func (q *memQueue) Reset(ctx context.Context, batch string) error {
+	q.mu.Lock()
+	delete(q.backlog, batch)
+	q.mu.Unlock()
+	return q.Drop(ctx, batch)
 }
 
 func (q *memQueue) Close() error {

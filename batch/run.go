@@ -60,6 +60,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	defer out.close()
 	name := Name(cfg.Out)
+	if len(out.done) == 0 { // a new results file: results stored for an older one are not this batch's
+		if err := cfg.Queue.Reset(ctx, name); err != nil {
+			return sum, err
+		}
+	}
 	past, live, err := cfg.Queue.Results(ctx, name)
 	if err != nil {
 		return sum, err

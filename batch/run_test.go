@@ -87,10 +87,11 @@ func readResults(t testing.TB, path string) []batch.Result {
 	return out
 }
 
-// queues are the two Queue implementations, each opened fresh over home.
-var queues = map[string]func(t testing.TB, home string) batch.Queue{
-	"mem": func(testing.TB, string) batch.Queue { return batch.NewMemQueue(64) },
-	"jetstream": func(t testing.TB, home string) batch.Queue {
+// queues are the two Queue implementations, each opened fresh over home; closed at the end of
+// the test, or by the function returned.
+var queues = map[string]func(t testing.TB, home string) (batch.Queue, func()){
+	"mem": func(testing.TB, string) (batch.Queue, func()) { return batch.NewMemQueue(64), func() {} },
+	"jetstream": func(t testing.TB, home string) (batch.Queue, func()) {
 		srv, err := batch.Embedded(filepath.Join(home, "nats"), "")
 		if err != nil {
 			t.Fatal(err)
@@ -99,12 +100,14 @@ var queues = map[string]func(t testing.TB, home string) batch.Queue{
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { nc.Close(); srv.Close() })
+		var once sync.Once
+		closeQ := func() { once.Do(func() { nc.Close(); srv.Close() }) }
+		t.Cleanup(closeQ)
 		q, err := batch.NewJetStream(context.Background(), nc, batch.JetStreamOptions{Coordinator: true, CacheDir: filepath.Join(home, "cache")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return q
+		return q, closeQ
 	},
 }
 
@@ -121,7 +124,8 @@ func TestRunAndResume(t *testing.T) {
 			base := rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}
 			out := filepath.Join(dir, "results.jsonl")
 			run := func(tasks []batch.Task) batch.Summary {
-				q := open(t, home)
+				q, closeQ := open(t, home)
+				defer closeQ()
 				sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q,
 					Local: &batch.Worker{Queue: q, Base: base, Parallel: 2}})
 				if err != nil {
@@ -144,6 +148,16 @@ func TestRunAndResume(t *testing.T) {
 			if len(got) != 8 {
 				t.Fatalf("%d result lines, want 8", len(got))
 			}
+			// a new results file is a new batch: the results stored for the old one stay out
+			if err := os.Remove(out); err != nil {
+				t.Fatal(err)
+			}
+			if sum := run(tasks[:2]); sum.Done != 2 || sum.Skipped != 0 {
+				t.Errorf("run into a new results file: %+v, want 2 done, none skipped", sum)
+			}
+			if n := len(srv.Requests()); n != 10 {
+				t.Errorf("model requests = %d, want 10", n)
+			}
 			for _, r := range got {
 				want := "answer to question-" + strings.TrimPrefix(r.ID, "t")
 				if r.Status != "answered" || r.Answer != want || r.Usage.Calls != 1 || r.Usage.CostUSD != 0.001 || r.Trace == "" || r.Attempt != 1 {
@@ -162,7 +176,7 @@ func TestSharedBudgetStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")
-	q := queues["jetstream"](t, home)
+	q, _ := queues["jetstream"](t, home)
 	budget := rlm.NewBudget(llm.Spent{Cost: llm.Cost{USD: 0.05}})
 	out := filepath.Join(dir, "results.jsonl")
 	sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q, Budget: budget,

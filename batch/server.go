@@ -6,19 +6,23 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // Server is an embedded NATS server with JetStream.
 type Server struct {
-	ns *server.Server
+	ns   *server.Server
+	lock *os.File // held while the server runs: one server per storage directory
 }
 
 // Embedded starts a NATS server in this process with JetStream on file storage in dir.
@@ -43,16 +47,38 @@ func Embedded(dir, listen string) (*Server, error) {
 			opts.Port = server.RANDOM_PORT
 		}
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
+		lock.Close()
 		return nil, err
 	}
 	ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
 		ns.Shutdown()
+		lock.Close()
 		return nil, errors.New("the embedded NATS server did not start within 10 s")
 	}
-	return &Server{ns: ns}, nil
+	return &Server{ns: ns, lock: lock}, nil
+}
+
+// lockDir creates dir and takes its lock, refusing a second server on the same storage.
+func lockDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fault.New(fault.Limit, "another rlm batch is running the embedded queue in %s; wait for it, give this batch another RLM_HOME, or start that one with --listen and pass its address here with --queue", dir)
+	}
+	return f, nil
 }
 
 // Conn connects to the server in process, without a socket.
@@ -72,6 +98,7 @@ func (s *Server) URL() string {
 func (s *Server) Close() {
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
+	s.lock.Close()
 }
 
 // Dial says how to reach a NATS server.
