@@ -116,18 +116,8 @@ type Dial struct {
 // Connect connects, refusing a server off this machine without TLS or credentials unless
 // Insecure. It retries a lost connection for ever.
 func (d Dial) Connect() (*nats.Conn, error) {
-	secured := d.Creds != "" || d.CA != "" || d.Cert != ""
-	for _, u := range strings.Split(d.URL, ",") {
-		pu, err := url.Parse(strings.TrimSpace(u))
-		if err != nil || pu.Host == "" {
-			return nil, fault.New(fault.Schema, "queue URL %q: want nats://HOST:PORT or tls://HOST:PORT", u)
-		}
-		if !loopback(pu.Hostname()) && !secured && pu.Scheme != "tls" && !d.Insecure {
-			return nil, fault.New(fault.Denied, "queue %s is not on this machine and no TLS or credentials are set: tasks, inputs and answers would cross the network in the clear to anyone who can connect; pass --creds FILE and a tls:// URL (or --tls-ca), or --insecure on a network you trust", pu.Redacted())
-		}
-	}
-	if (d.Cert == "") != (d.Key == "") {
-		return nil, fault.New(fault.Schema, "--tls-cert and --tls-key go together")
+	if err := d.check(); err != nil {
+		return nil, err
 	}
 	opts := []nats.Option{nats.Name(d.Name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}
 	if d.CA != "" || d.Cert != "" { // first: it sets the TLS config the next two fill in
@@ -147,6 +137,24 @@ func (d Dial) Connect() (*nats.Conn, error) {
 		return nil, fmt.Errorf("connecting to the queue %s: %w", d.URL, err)
 	}
 	return nc, nil
+}
+
+// check refuses a server off this machine without TLS or credentials unless Insecure.
+func (d Dial) check() error {
+	secured := d.Creds != "" || d.CA != "" || d.Cert != ""
+	for _, u := range strings.Split(d.URL, ",") {
+		pu, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || pu.Host == "" {
+			return fault.New(fault.Schema, "queue URL %q: want nats://HOST:PORT or tls://HOST:PORT", u)
+		}
+		if !loopback(pu.Hostname()) && !secured && pu.Scheme != "tls" && !d.Insecure {
+			return fault.New(fault.Denied, "queue %s is not on this machine and no TLS or credentials are set: tasks, inputs and answers would cross the network in the clear to anyone who can connect; pass --creds FILE and a tls:// URL (or --tls-ca), or --insecure on a network you trust", pu.Redacted())
+		}
+	}
+	if (d.Cert == "") != (d.Key == "") {
+		return fault.New(fault.Schema, "--tls-cert and --tls-key go together")
+	}
+	return nil
 }
 
 func loopback(host string) bool {
