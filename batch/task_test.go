@@ -131,3 +131,30 @@ func TestPruneCache(t *testing.T) {
 		t.Errorf("a fresh input was removed: %v", err)
 	}
 }
+
+// FuzzParseTasks: any tasks file either parses into tasks with ids and exactly one of
+// question and script, or fails with a schema error that names the file.
+func FuzzParseTasks(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"t1","question":"q"}`,
+		`{"id":"t1","script":"s.js","lang":"js","limits":{"max_calls":3,"timeout":"1m"}}` + "\n# c\n" + `{"id":"t2","question":"q"}`,
+		`{"id":"t","question":"q","limits":{"timeout":90}}`,
+		`{"id":"t"`, "\n\n", `[1,2]`, `{"id":"a","question":"q"}{"id":"b","question":"q"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, file string) {
+		tasks, err := parseTasks(strings.NewReader(file), "tasks.jsonl")
+		if err != nil {
+			if !errors.Is(err, fault.Schema) || !strings.HasPrefix(err.Error(), "tasks.jsonl") {
+				t.Fatalf("error %v: want a schema error naming the file", err)
+			}
+			return
+		}
+		for _, tk := range tasks {
+			if tk.ID == "" || (tk.Question == "") == (tk.Script == "") {
+				t.Fatalf("accepted task %+v", tk)
+			}
+		}
+	})
+}
