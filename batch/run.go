@@ -34,7 +34,7 @@ type Config struct {
 	TTY      bool
 	// OnResult, when set, is called with each result this run writes, in the order written.
 	OnResult func(Result)
-	// Drain is how long to wait for results after the workers stop (default 2 s).
+	// Drain is the longest wait for results after the workers stop (default 2 s).
 	Drain time.Duration
 }
 
@@ -65,7 +65,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			return sum, err
 		}
 	}
-	past, live, err := cfg.Queue.Results(ctx, name)
+	// results are read until Run returns, past a cancelled ctx: the drain writes those of the
+	// runs that finished as the batch was stopped
+	rctx, stopResults := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopResults()
+	past, live, err := cfg.Queue.Results(rctx, name)
 	if err != nil {
 		return sum, err
 	}
@@ -188,6 +192,9 @@ func (c *coordinator) collect(ctx context.Context, live <-chan Result, n int, pu
 		select {
 		case r, ok := <-live:
 			if !ok {
+				if ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
 				return fmt.Errorf("the queue's result stream ended with %d of %d results", got, n)
 			}
 			added, err := c.take(r)
@@ -248,14 +255,18 @@ func (c *coordinator) take(r Result) (bool, error) {
 	return true, nil
 }
 
-// drain writes the results that arrive within the drain time after the workers stopped.
+// drain writes the results that arrive after the workers stopped: until none has come for a
+// quarter of a second (the local workers published theirs before they returned), at most the
+// drain time.
 func (c *coordinator) drain(live <-chan Result) {
 	wait := c.cfg.Drain
 	if wait <= 0 {
 		wait = 2 * time.Second
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
+	end := time.After(wait)
+	const quiet = 250 * time.Millisecond
+	idle := time.NewTimer(quiet)
+	defer idle.Stop()
 	for len(c.out.done) < len(c.want) {
 		select {
 		case r, ok := <-live:
@@ -263,7 +274,10 @@ func (c *coordinator) drain(live <-chan Result) {
 				return
 			}
 			_, _ = c.take(r)
-		case <-timer.C:
+			idle.Reset(quiet)
+		case <-idle.C:
+			return
+		case <-end:
 			return
 		}
 	}
