@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 )
 
 // migrations is the schema history, oldest first. migrations[i] takes a database from
@@ -84,13 +86,31 @@ var migrations = []string{
 // migrate applies the entries of migs that db has not seen yet, each in its own IMMEDIATE
 // transaction together with the user_version bump, so a crash leaves the schema at a version
 // boundary. It refuses a database whose version is beyond len(migs).
+//
+// Two connections opening a new database at once (two runs of one batch) can find it busy
+// without the busy timeout applying, while the other switches it to WAL: the step is then
+// tried again, for up to busyRetry.
 func migrate(ctx context.Context, db *sql.DB, migs []string) error {
+	deadline := time.Now().Add(busyRetry)
 	for {
 		done, err := migrateOne(ctx, db, migs)
+		if err != nil && isBusy(err) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
 		if err != nil || done {
 			return err
 		}
 	}
+}
+
+// busyRetry bounds the retries of a migration step that found the database busy.
+const busyRetry = 5 * time.Second
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (5) or one of its extended codes.
+func isBusy(err error) bool {
+	var ce interface{ Code() int }
+	return errors.As(err, &ce) && ce.Code()&0xff == 5
 }
 
 // migrateOne applies the next missing migration and reports whether none was missing.
