@@ -74,7 +74,7 @@ address. SIGINT or SIGTERM stops the server and closes its sessions.`,
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close a session unused this long")
 	fl.StringVar(&f.replay, "replay", "", "answer rlm_ask with a scripted model from `FILE` (see examples/demo/model.json)")
 	f.cf.register(fl) // the limits, budgets and models of rlm run and rlm.toml; a client may only lower them
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run code even when confinement is below the minimum")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, allowDegradedUsage)
 	fl.BoolVar(&f.noLog, "no-log", false, "write no daily log for runs (also SFA_NO_LOG=1)")
 	return cmd
 }

@@ -42,8 +42,11 @@ func (f *sessionFlags) register(fl *pflag.FlagSet, configFlags ...string) {
 	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
 	f.cf.register(fl, configFlags...)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
-	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run model code even where confinement is below the minimum (macOS: always),\nwith rlimits, the validator and the allow-lists only (rlm isolation says what is missing)")
+	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, allowDegradedUsage)
 }
+
+// allowDegradedUsage is --allow-degraded's help, for every command that runs model code.
+const allowDegradedUsage = "run model code even where confinement is below the minimum (macOS: always),\nwith rlimits, the validator and the allow-lists only (rlm isolation says what is missing)"
 
 // warnDegraded says on stderr that --allow-degraded lets model code run below the minimum
 // confinement on this machine, and with what; without the flag, opening the session fails.
