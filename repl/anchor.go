@@ -10,22 +10,27 @@ import (
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
-// maxHints bounds the notes one cell gets about its regexes.
-const maxHints = 3
+// maxHints bounds the notes one cell gets about its regexes, and maxChecks the regexes checked
+// again with (?m) in one cell (each check is one more pass over a context).
+const (
+	maxHints  = 3
+	maxChecks = 16
+)
 
 // hints are notes for the model about the cell running now, appended to its output when it
 // ends: a search or count whose ^ or $ anchors the whole text (no (?m)) finds fewer matches
 // than the same regex with (?m) would. Models write grep-style anchors, and read "0 matches" as
 // "not there" and "1 match" (the first line's) as the count.
 type hints struct {
-	mu    sync.Mutex
-	notes []string
+	mu      sync.Mutex
+	notes   []string
+	checked map[string]bool // the calls checked again in this cell, by tool, context and pattern
 }
 
 // anchored checks a search or count that found got matches in all; doc is the context it ran
 // over. An anchor of the whole text matches once at most, so only got <= 1 is checked again.
 func (h *hints) anchored(doc *tools.Doc, name, pattern string, got int64) {
-	if got > 1 || !textAnchored(pattern) {
+	if got > 1 || !textAnchored(pattern) || !h.first(name+"\x00"+doc.Name()+"\x00"+pattern) {
 		return
 	}
 	n, err := doc.Count("(?m)" + pattern)
@@ -47,6 +52,21 @@ func matches(n int64) string {
 	return engine.Thousands(n) + " matches"
 }
 
+// first reports whether key is new in this cell and may still be checked: a loop calling count
+// with the same anchored regex a thousand times costs one more pass, not a thousand.
+func (h *hints) first(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.checked[key] || len(h.checked) >= maxChecks || len(h.notes) >= maxHints {
+		return false
+	}
+	if h.checked == nil {
+		h.checked = map[string]bool{}
+	}
+	h.checked[key] = true
+	return true
+}
+
 func (h *hints) add(note string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -59,6 +79,7 @@ func (h *hints) add(note string) {
 func (h *hints) take() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.checked = nil
 	if len(h.notes) == 0 {
 		return ""
 	}

@@ -74,3 +74,19 @@ func litQuote(lang string) string {
 	}
 	return `"`
 }
+
+// TestAnchoredCheckedOncePerCell: a loop calling count with the same anchored regex gets one
+// note, and the regex is checked again with (?m) once per cell, not once per call.
+func TestAnchoredCheckedOncePerCell(t *testing.T) {
+	s := open(t, realOptions(t, "js"))
+	r := run(t, s, `let n = 0; for (let i = 0; i < 200; i++) { n += count(context, "^\\S+ ERROR") } print(n)`)
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if got := strings.Count(r.Stdout, "note: count("); got != 1 {
+		t.Errorf("output %q has %d notes; want 1", r.Stdout, got)
+	}
+	if r = run(t, s, `print(count(context, "^\\S+ ERROR"))`); !strings.Contains(r.Stdout, "note: count(") {
+		t.Errorf("the next cell's output %q has no note; want the check made again in a new cell", r.Stdout)
+	}
+}
