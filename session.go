@@ -2,7 +2,6 @@ package rlm
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
@@ -104,5 +103,5 @@ func execResult(r repl.Result) ExecResult {
 // before need not read it whole again (rlm clean removes the stale ones). warn, if not nil,
 // hears once that the cache cannot be written; the run goes on with indexes in memory.
 func indexCache(home string, warn func(error)) *tools.Indexes {
-	return tools.NewIndexes(filepath.Join(home, "index"), warn)
+	return tools.NewIndexes(guard.IndexDir(home), warn)
 }

@@ -67,7 +67,7 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 			n++
 		}
 	}
-	stale, err := tools.StaleIndexes(filepath.Join(home, "index"))
+	stale, err := tools.StaleIndexes(guard.IndexDir(home))
 	if err != nil {
 		fmt.Fprintf(out, "could not list the index cache: %v\n", err)
 	}

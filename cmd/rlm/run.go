@@ -84,7 +84,7 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 // indexCache keeps the inputs' indexes under RLM_HOME/index, so that a run over an input
 // indexed before need not read it whole again (rlm clean removes the stale ones).
 func indexCache() *tools.Indexes {
-	return tools.NewIndexes(filepath.Join(rlmHome(), "index"), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
+	return tools.NewIndexes(guard.IndexDir(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm.

@@ -168,6 +168,9 @@ func CheckChain(name string, chain []string, depth, depthCap int) error {
 // Lock is the PID file of a run: home/run/<task>.pid.
 type Lock struct{ path string }
 
+// IndexDir is where the inputs' indexes are cached under home (rlm clean removes stale ones).
+func IndexDir(home string) string { return filepath.Join(home, "index") }
+
 // PIDFile is where the run of task keeps its PID.
 func PIDFile(home, task string) string { return filepath.Join(home, "run", task+".pid") }
 
