@@ -25,21 +25,7 @@ func TestWorkerMemory(t *testing.T) {
 		s.mu.Lock()
 		pid := s.w.cmd.Process.Pid
 		s.mu.Unlock()
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); strings.HasPrefix(line, "Max address space") && len(f) > 4 {
-				n, err := strconv.ParseInt(f[3], 10, 64)
-				if err != nil {
-					t.Fatalf("%q: %v", line, err)
-				}
-				return n
-			}
-		}
-		t.Fatalf("no address space limit in\n%s", b)
-		return 0
+		return procField(t, pid, "limits", "Max address space", 3)
 	}
 	def, small := limit(0), limit(100<<20)
 	if got, want := def-small, int64(512-100)<<20; got != want {
@@ -50,24 +36,75 @@ func TestWorkerMemory(t *testing.T) {
 // TestJSHeapFollowsWorkerMemory: the JavaScript engine stops a cell at half the worker's memory,
 // the value the system prompt states (JSHeapLimit): a cell that keeps about 320 MiB live is
 // stopped with the heap error in the default worker (512 MiB: limit 256 MiB) and runs in a
-// 1 GiB one.
+// 1 GiB one; one that keeps about 100 MiB is stopped in a 128 MiB worker (limit 64 MiB), where
+// it once crashed the worker instead.
 func TestJSHeapFollowsWorkerMemory(t *testing.T) {
 	if got := JSHeapLimit(0); got != 256<<20 {
 		t.Errorf("JSHeapLimit(0) = %d, want 256 MiB", got)
 	}
-	const cell = `const parts = []; for (let i = 0; i < 40; i++) parts.push("x".repeat(8 << 20) + i); print(parts.length)`
+	const cell = `const parts = []; for (let i = 0; i < %d; i++) parts.push("x".repeat(8 << 20) + i); print(parts.length)`
 	for _, tc := range []struct {
 		mem     int64
+		pieces  int
 		stopped bool
-	}{{0, true}, {1 << 30, false}} {
+	}{{0, 40, true}, {1 << 30, 40, false}, {128 << 20, 13, true}} {
 		o := confinedOptions(t, "js")
 		o.WorkerMemory, o.CellTimeout = tc.mem, time.Minute // a loaded machine is slow to fill 320 MiB
 		s := open(t, o)
-		r := s.Exec(t.Context(), cell)
+		r := s.Exec(t.Context(), fmt.Sprintf(cell, tc.pieces))
 		stopped := r.Err != nil && strings.Contains(r.Err.Error(), "heap")
-		if stopped != tc.stopped || !tc.stopped && (r.Err != nil || r.Stdout != "40\n") {
+		if stopped != tc.stopped || !tc.stopped && (r.Err != nil || r.Stdout != fmt.Sprintf("%d\n", tc.pieces)) {
 			t.Errorf("worker memory %d: %q, %v; want stopped by the heap limit: %v", tc.mem, r.Stdout, r.Err, tc.stopped)
 		}
 		s.Close()
 	}
+}
+
+// TestWorkerAddressSpaceRoom: what a started worker has left under RLIMIT_AS covers its whole
+// memory cap plus room for more threads, so a cell meets the heap limit (or the collector's soft
+// limit) before the address space runs out. It failed when glibc gave each thread of a cgo build
+// its own 64 MiB arena (see workerMallocArenas in package sandbox): 441 MiB left of 2 GiB.
+func TestWorkerAddressSpaceRoom(t *testing.T) {
+	const threads = 128 << 20 // 16 more threads' stacks
+	for _, mem := range []int64{0, 128 << 20} {
+		o := confinedOptions(t, "js")
+		o.WorkerMemory = mem
+		s := open(t, o)
+		if r := run(t, s, `print(1)`); r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		s.mu.Lock()
+		pid := s.w.cmd.Process.Pid
+		s.mu.Unlock()
+		limit := procField(t, pid, "limits", "Max address space", 3)
+		size := procField(t, pid, "status", "VmSize:", 1) << 10
+		if mem == 0 {
+			mem = 512 << 20
+		}
+		if room := limit - size; room < mem+threads {
+			t.Errorf("worker memory %d MiB: %d MiB of address space left (limit %d MiB, in use %d MiB), want at least %d MiB",
+				mem>>20, room>>20, limit>>20, size>>20, (mem+threads)>>20)
+		}
+		s.Close()
+	}
+}
+
+// procField reads the number in field i of the line of /proc/PID/file that starts with prefix.
+func procField(t *testing.T, pid int, file, prefix string, i int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); strings.HasPrefix(line, prefix) && len(f) > i {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %q in /proc/%d/%s", prefix, pid, file)
+	return 0
 }
