@@ -38,8 +38,9 @@
 // # Layers, what each stops, and what it does not
 //
 // rlimits: RLIMIT_AS = MemoryBytes + 1.5 GiB (a Go process reserves about 1.3 GB of address
-// space before it allocates; the garbage collector also gets MemoryBytes as its soft limit, and
-// a cgo build's C allocator is held to one arena so that threads do not eat the rest), RLIMIT_FSIZE
+// space before it allocates; the garbage collector also gets MemoryBytes as its soft limit). A
+// cgo build adds its threads' C stacks (GOMAXPROCS + 16 at RLIMIT_STACK's size) and holds the C
+// allocator to one arena, so that threads do not eat the memory cap. Then RLIMIT_FSIZE
 // (writes fail with EFBIG: Go ignores SIGXFSZ), RLIMIT_NOFILE, RLIMIT_CORE 0, RLIMIT_CPU
 // with soft = hard, so the kernel sends SIGKILL at the limit (a backstop: the wall-clock
 // deadline is KillGroup). A runaway allocation kills the worker, not the orchestrator. Does

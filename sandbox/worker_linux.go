@@ -78,11 +78,34 @@ func runStep(cfg Config, r *Report, l Layer, apply func(Config, *Report) (string
 	return detail, err
 }
 
-// addressSpace is RLIMIT_AS: the memory cap, the Go runtime's headroom, and the context files'
-// mappings (rounded up to pages, plus one page each for the index's guard).
+// addressSpace is RLIMIT_AS: the memory cap, the Go runtime's headroom, the context files'
+// mappings (rounded up to pages, plus one page each for the index's guard), and the threads'
+// C stacks in a cgo build.
 func addressSpace(cfg Config) uint64 {
 	mapped := uint64(max(cfg.MappedBytes, 0))
-	return uint64(cfg.MemoryBytes) + GoHeadroomBytes + mapped + mapped/64 + 1<<20
+	return uint64(cfg.MemoryBytes) + GoHeadroomBytes + mapped + mapped/64 + 1<<20 + threadStacks()
+}
+
+// Thread stacks in a cgo build: glibc gives every thread a stack of RLIMIT_STACK's size as the
+// process started (32 MiB when unlimited), all of it counted by RLIMIT_AS. The runtime runs up
+// to GOMAXPROCS threads at once, plus one for each goroutine blocked in a system call; spareThreads
+// covers those. On a 64-core machine that is 80 threads: 640 MiB at 8 MiB each, which would
+// otherwise come out of the memory cap.
+const (
+	spareThreads        = 16
+	unlimitedStackBytes = 32 << 20
+)
+
+func threadStacks() uint64 {
+	if !cgoThreads {
+		return 0
+	}
+	var lim unix.Rlimit
+	size := uint64(unlimitedStackBytes)
+	if err := unix.Getrlimit(unix.RLIMIT_STACK, &lim); err == nil && lim.Cur != unix.RLIM_INFINITY {
+		size = lim.Cur
+	}
+	return uint64(runtime.GOMAXPROCS(0)+spareThreads) * size
 }
 
 func applyRlimits(cfg Config, _ *Report) (string, error) {
