@@ -7,7 +7,8 @@
 // line per task to the results file (Result: rlm run --json's shape, with the id, timing,
 // worker and attempt). Each line is written whole and synced, and a task id never appears
 // twice, so a batch stopped at any point (SIGINT, a crash, a spent shared budget) is resumed
-// by running it again: tasks with a result are skipped, the others queued again.
+// by running it again: tasks with a result are skipped, the others queued again. With
+// Config.RetryFailed the failed results move to RetriedPath first and their tasks run again.
 //
 // A Worker runs each job with rlm.Ask, as rlm run would: same options, same confinement,
 // same records in its own RLM_HOME. It extends the job's lease while it runs (Delivery.Touch),

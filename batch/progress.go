@@ -27,12 +27,25 @@ type progress struct {
 	drawn   bool
 }
 
-func newProgress(cfg Config, total, skipped int) *progress {
-	p := &progress{w: cfg.Progress, tty: cfg.TTY, total: total, skipped: skipped, start: time.Now()}
-	if p.w != nil && skipped > 0 && total == 0 {
-		p.line(fmt.Sprintf("[batch] every task has a result in %s already", cfg.Out))
-	} else if p.w != nil && skipped > 0 {
-		p.line(fmt.Sprintf("[batch] %d tasks have a result in %s already; running the other %d", skipped, cfg.Out, total))
+// newProgress starts the progress of a run of total tasks; sum says what the results file
+// held: tasks with a result (skipped), failed ones among them, and failures taken out to run
+// again.
+func newProgress(cfg Config, total int, sum Summary) *progress {
+	p := &progress{w: cfg.Progress, tty: cfg.TTY, total: total, skipped: sum.Skipped, start: time.Now()}
+	if p.w == nil {
+		return p
+	}
+	if sum.Retried > 0 {
+		p.line(fmt.Sprintf("[batch] running %d failed tasks again; their failed results are now in %s", sum.Retried, RetriedPath(cfg.Out)))
+	}
+	failed := ""
+	if sum.FailedBefore > 0 {
+		failed = fmt.Sprintf(" (%d failed: rerun with --retry-failed to run those again)", sum.FailedBefore)
+	}
+	if sum.Skipped > 0 && total == 0 {
+		p.line(fmt.Sprintf("[batch] every task has a result in %s already%s", cfg.Out, failed))
+	} else if sum.Skipped > 0 {
+		p.line(fmt.Sprintf("[batch] %d tasks have a result in %s already%s; running the other %d", sum.Skipped, cfg.Out, failed, total))
 	}
 	return p
 }

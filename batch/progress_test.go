@@ -17,7 +17,7 @@ func TestProgress(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			p := newProgress(Config{Progress: &b, TTY: tt.tty}, 2, 0)
+			p := newProgress(Config{Progress: &b, TTY: tt.tty}, 2, Summary{})
 			p.running = func() int { return 3 }
 			p.result(Result{ID: "t1", Status: "failed", Error: &Error{Kind: "limit"}, DurationMS: 1500, Usage: Usage{Calls: 1, Tokens: 120, CostUSD: 0.01, CostKnown: true}})
 			p.finish(Summary{Total: 2, Done: 1, Failed: 1, Left: 1})

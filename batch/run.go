@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,8 +21,11 @@ import (
 type Config struct {
 	Tasks []Task
 	// Out is the results file; it is appended to, and its results are kept (resume).
-	Out   string
-	Queue Queue
+	Out string
+	// RetryFailed runs the tasks whose result in Out is a failure again. Their old lines move
+	// to RetriedPath(Out) first, so Out keeps one line per task and no failure is lost.
+	RetryFailed bool
+	Queue       Queue
 	// Local, when set, works on the batch in this process, alongside any other workers.
 	Local *Worker
 	// Budget, when set, is shared by every task: local runs are checked against it before
@@ -42,10 +46,13 @@ type Config struct {
 type Summary struct {
 	Total   int // tasks in the file
 	Skipped int // already had a result (resume)
-	Done    int // results written by this run, failed ones included
-	Failed  int
-	Left    int // tasks without a result
-	Spent   llm.Spent
+	Retried int // failed results taken out of the file to run again (Config.RetryFailed)
+	// FailedBefore counts the skipped tasks whose result is a failure.
+	FailedBefore int
+	Done         int // results written by this run, failed ones included
+	Failed       int
+	Left         int // tasks without a result
+	Spent        llm.Spent
 }
 
 // Run runs the tasks that have no result in cfg.Out yet and appends a result line for each as
@@ -84,14 +91,21 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 		}
 	}
+	if cfg.RetryFailed { // after the past results, which may hold failures too
+		retried, err := out.retry(cfg.Out, RetriedPath(cfg.Out))
+		if err != nil {
+			return sum, err
+		}
+		sum.Retried = len(retried)
+	}
 	var todo []Task
 	for _, t := range cfg.Tasks {
 		if !out.has(t.ID) {
 			todo = append(todo, t)
 		}
 	}
-	sum.Skipped = len(cfg.Tasks) - len(todo)
-	c := &coordinator{cfg: cfg, out: out, want: want, sum: &sum, prog: newProgress(cfg, len(todo), sum.Skipped)}
+	sum.Skipped, sum.FailedBefore = len(cfg.Tasks)-len(todo), out.failed(want)
+	c := &coordinator{cfg: cfg, out: out, want: want, sum: &sum, prog: newProgress(cfg, len(todo), sum)}
 	err = c.run(ctx, name, todo, live)
 	sum.Left = len(cfg.Tasks) - len(out.done)
 	if cfg.Budget != nil {
@@ -99,6 +113,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	c.prog.finish(sum)
 	return sum, err
+}
+
+// RetriedPath is where Config.RetryFailed keeps the failed results it takes out of out:
+// beside it, ".retried" before its extension (results.jsonl: results.retried.jsonl).
+func RetriedPath(out string) string {
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + ".retried" + ext
 }
 
 // Name is the queue's name of the batch that writes results to out: a hash of its absolute

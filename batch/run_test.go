@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -343,5 +346,82 @@ func TestHeartbeatKeepsLongTask(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("the model was asked %d times, want 1: the job was delivered again while it ran", n)
+	}
+}
+
+// TestRetryFailed: a rerun with RetryFailed runs again exactly the tasks whose result was a
+// failure; the results file keeps one line per task, and the failures move to the retried file.
+func TestRetryFailed(t *testing.T) {
+	for name, open := range queues {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var failing atomic.Bool
+			failing.Store(true)
+			srv := llmtest.New()
+			srv.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
+				q := questionOf(r.LastUser())
+				if n, _ := strconv.Atoi(strings.TrimPrefix(q, "question-")); failing.Load() && n%3 == 0 {
+					return llmtest.Reply{Kind: llmtest.BadRequest, Message: "refused " + q}
+				}
+				return llmtest.Reply{Text: "answer to " + q}
+			})
+			t.Cleanup(srv.Close)
+			tasks, err := batch.ReadTasks(writeTasks(t, dir, 7))
+			if err != nil {
+				t.Fatal(err)
+			}
+			home := filepath.Join(dir, "home")
+			base := rlm.Options{Home: home, Model: llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", Models: []string{"fake"}}, Quiet: true, NoLog: true}
+			out := filepath.Join(dir, "results.jsonl")
+			run := func(retry bool) batch.Summary {
+				q, closeQ := open(t, home)
+				defer closeQ()
+				sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q, RetryFailed: retry,
+					Local: &batch.Worker{Queue: q, Base: base, Parallel: 2}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sum
+			}
+			if sum := run(false); sum.Done != 7 || sum.Failed != 3 {
+				t.Fatalf("first run: %+v, want 7 done, 3 failed (t00, t03, t06)", sum)
+			}
+			if sum := run(false); sum.Done != 0 || sum.Skipped != 7 {
+				t.Fatalf("rerun without retry: %+v, want all 7 skipped", sum)
+			}
+			failing.Store(false)
+			if sum := run(true); sum.Retried != 3 || sum.Done != 3 || sum.Failed != 0 || sum.Skipped != 4 || sum.Left != 0 {
+				t.Fatalf("rerun with retry: %+v, want 3 retried and done, 4 skipped", sum)
+			}
+			got := map[string]string{}
+			for _, r := range readResults(t, out) {
+				if _, dup := got[r.ID]; dup {
+					t.Errorf("%s has two result lines", r.ID)
+				}
+				got[r.ID] = r.Status
+			}
+			if len(got) != 7 {
+				t.Errorf("results for %d tasks, want 7: %v", len(got), got)
+			}
+			for id, status := range got {
+				if status != "answered" {
+					t.Errorf("%s: %s, want answered", id, status)
+				}
+			}
+			var aside []string
+			for _, r := range readResults(t, batch.RetriedPath(out)) {
+				if r.Error == nil || !strings.Contains(r.Error.Message, "refused question-"+strings.TrimPrefix(r.ID, "t")) {
+					t.Errorf("retried file: %s's error is %+v, want the model's refusal", r.ID, r.Error)
+				}
+				aside = append(aside, r.ID+":"+r.Status)
+			}
+			slices.Sort(aside)
+			if got, want := strings.Join(aside, " "), "t00:failed t03:failed t06:failed"; got != want {
+				t.Errorf("retried file: %q, want %q", got, want)
+			}
+			if sum := run(true); sum.Retried != 0 || sum.Done != 0 || sum.Skipped != 7 {
+				t.Errorf("retry with nothing failed: %+v, want all 7 skipped", sum)
+			}
+		})
 	}
 }

@@ -111,6 +111,7 @@ type batchFlags struct {
 	maxTokens int
 	maxCalls  int
 	quiet     bool
+	retry     bool
 }
 
 func newBatchCmd() *cobra.Command {
@@ -131,7 +132,8 @@ Results go to RESULTS.jsonl (--out, default: beside TASKS.jsonl, TASKS.results.j
 per task as it finishes, in rlm run --json's shape plus "id", timing, "worker" and "attempt".
 Each line is synced before the next, so SIGINT or a crash loses no finished result, and no id
 is written twice. Rerunning the same command resumes: tasks with a result are skipped, the
-others run.
+others run. --retry-failed runs the tasks whose result is a failure again: their failed lines
+move to TASKS.results.retried.jsonl (beside --out) first, so --out keeps one line per task.
 
 --max-cost, --max-tokens and --max-calls are budgets shared by the whole batch (each task
 keeps its own limits too): once one is spent, the batch stops, withdraws the tasks not started,
@@ -146,7 +148,8 @@ none here. --queue mem uses in-process channels (no JetStream; no resume of queu
 Progress goes to stderr: a bar on a terminal (done, failed, running, tokens, cost, ETA), one
 line per finished task otherwise (--quiet: the summary only).
 
-Exit status: 0 every task answered or completed · 1 some task failed, or the batch stopped
+Exit status: 0 every task answered or completed · 1 some task's result is a failure (from this
+run or an earlier one), or the batch stopped
 (budget spent, a worker error) · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -164,6 +167,7 @@ Exit status: 0 every task answered or completed · 1 some task failed, or the ba
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "tokens the whole batch may spend (0: no shared cap)")
 	fl.IntVar(&f.maxCalls, "max-calls", 0, "model API calls the whole batch may make (0: no shared cap)")
 	fl.BoolVar(&f.quiet, "quiet", false, "print only the summary")
+	fl.BoolVar(&f.retry, "retry-failed", false, "run the tasks whose result is a failure again (their old lines move to the .retried file)")
 	return cmd
 }
 
@@ -190,7 +194,7 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 		return err
 	}
 	defer closeQ()
-	cfg := batch.Config{Tasks: tasks, Out: f.out, Queue: q}
+	cfg := batch.Config{Tasks: tasks, Out: f.out, Queue: q, RetryFailed: f.retry}
 	if f.maxCost > 0 || f.maxTokens > 0 || f.maxCalls > 0 {
 		cfg.Budget = rlm.NewBudget(llm.Spent{Calls: f.maxCalls, Tokens: f.maxTokens, Cost: llm.Cost{USD: f.maxCost}})
 	}
@@ -219,7 +223,7 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 	switch {
 	case err != nil:
 		return err
-	case sum.Failed > 0:
+	case sum.Failed > 0 || sum.FailedBefore > 0:
 		return silent{exitFailed}
 	}
 	return nil
