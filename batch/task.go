@@ -139,8 +139,12 @@ func parseTask(line []byte, dir string) (Task, error) {
 	}
 	if t.Script != "" {
 		t.Script = resolvePath(dir, t.Script)
-		if _, err := os.Stat(t.Script); err != nil {
+		st, err := os.Stat(t.Script)
+		if err != nil {
 			return t, fmt.Errorf("task %q: script: %v", t.ID, err)
+		}
+		if limit := int64(validator.DefaultMaxSourceBytes); st.Size() > limit {
+			return t, fmt.Errorf("task %q: script %s is %d bytes; a script may have at most %d (the validator's limit)", t.ID, t.Script, st.Size(), limit)
 		}
 	}
 	for i, p := range t.Files {

@@ -19,6 +19,9 @@ func TestReadTasks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.js"), []byte("FINAL(1)"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "big.js"), []byte("//"+strings.Repeat("x", 128<<10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, file string
 		want       string // error substring; "" = ok
@@ -32,6 +35,7 @@ func TestReadTasks(t *testing.T) {
 		{"neither", `{"id":"t","files":["a.txt"]}`, `neither "question" nor "script"`, 0},
 		{"duplicate", `{"id":"t","question":"q"}` + "\n" + `{"id":"t","question":"r"}`, `tasks.jsonl:2: id "t" is already the id of line 1`, 0},
 		{"missing file", `{"id":"t","question":"q","files":["nope.txt"]}`, `tasks.jsonl:1: task "t": stat`, 0},
+		{"big script", `{"id":"t","script":"big.js"}`, "is 131074 bytes; a script may have at most 131072 (the validator's limit)", 0},
 		{"directory", `{"id":"t","question":"q","files":["."]}`, "is not a regular file", 0},
 		{"bad lang", `{"id":"t","question":"q","lang":"py"}`, `tasks.jsonl:1: task "t": `, 0},
 		{"negative", `{"id":"t","question":"q","limits":{"max_calls":-1}}`, "must not be negative", 0},
