@@ -245,12 +245,5 @@ func Alive(pid int) bool {
 		return false
 	}
 	// A zombie has exited; only its parent has not collected it yet.
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-		return false
-	}
-	return true
+	return !zombie(pid)
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
@@ -136,4 +139,35 @@ type modelFunc func()
 func (f modelFunc) Complete(context.Context, llm.Request) (llm.Response, error) {
 	f()
 	return llm.Response{Text: "ok"}, nil
+}
+
+// TestAliveZombie: a running child is alive; one that has exited is not, even before its parent
+// collects it (kill(pid, 0) still succeeds on a zombie).
+func TestAliveZombie(t *testing.T) {
+	live := exec.Command("sleep", "30")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	if !Alive(live.Process.Pid) {
+		t.Error("a running child is not alive")
+	}
+	dead := exec.Command("true")
+	if err := dead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	for end := time.Now().Add(5 * time.Second); Alive(pid) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if Alive(pid) {
+		t.Error("an exited child not yet collected (a zombie) is alive")
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Errorf("kill(pid, 0) on the zombie: %v; the test meant to look at a zombie", err)
+	}
+	dead.Wait()
+	if Alive(pid) {
+		t.Error("a collected child is alive")
+	}
 }
