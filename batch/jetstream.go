@@ -19,7 +19,8 @@ import (
 )
 
 // Names in JetStream. Jobs of every batch share one work-queue stream and one durable
-// consumer, so a worker serves whichever batch has work; a batch's subjects end in its Name.
+// consumer, so a worker serves whichever batch has work; a batch's subjects end in its Name
+// (results: its Name, then a hash of the task id).
 const (
 	jobStream    = "RLM_JOBS"
 	jobSubject   = "rlm.jobs."
@@ -279,7 +280,7 @@ func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
 // Results reads the batch's result subject from its start: what is there now is past, the
 // rest goes to the channel.
 func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan Result, error) {
-	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch}})
+	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch + ".>"}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -344,7 +345,28 @@ func (q *jsQueue) Reset(ctx context.Context, batch string) error {
 	if err != nil {
 		return err
 	}
-	return results.Purge(ctx, jetstream.WithPurgeSubject(resultSubj+batch))
+	return results.Purge(ctx, jetstream.WithPurgeSubject(resultSubj+batch+".>"))
+}
+
+func (q *jsQueue) Forget(ctx context.Context, batch string, ids []string) error {
+	results, err := q.js.Stream(ctx, resultStream)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := results.Purge(ctx, jetstream.WithPurgeSubject(resultSubject(batch, id))); err != nil {
+			return fmt.Errorf("forgetting the result of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// resultSubject is where the result of the batch's task id is published: one subject per
+// task, so that Forget can remove one task's results. A task id may hold any character; the
+// subject has a hash of it.
+func resultSubject(batch, id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return resultSubj + batch + "." + hex.EncodeToString(sum[:12])
 }
 
 func (q *jsQueue) Close() error { return nil }
@@ -377,7 +399,7 @@ func (d *jsDelivery) Finish(ctx context.Context, r Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := d.q.js.Publish(ctx, resultSubj+d.job.Batch, data); err != nil {
+	if _, err := d.q.js.Publish(ctx, resultSubject(d.job.Batch, d.job.ID), data); err != nil {
 		return fmt.Errorf("publishing the result of %s: %w", d.job.ID, err)
 	}
 	return d.msg.DoubleAck(ctx)

@@ -125,6 +125,14 @@ func (p *progress) finish(s Summary) {
 		p.draw()
 		fmt.Fprintln(p.w)
 	}
-	p.line(fmt.Sprintf("[batch] %d tasks: %d done now (%d failed), %d done before, %d left; %d tokens, %s, %s",
-		s.Total, s.Done, s.Failed, s.Skipped, s.Left, p.tokens, p.cost, time.Since(p.start).Round(time.Millisecond)))
+	p.line(fmt.Sprintf("[batch] %s; %d tokens, %s, %s", s, p.tokens, p.cost, time.Since(p.start).Round(time.Millisecond)))
+}
+
+// String counts the tasks: "8 tasks: 3 done now (0 failed), 5 done before, 0 left".
+func (s Summary) String() string {
+	before := ""
+	if s.FailedBefore > 0 {
+		before = fmt.Sprintf(" (%d failed: --retry-failed runs them again)", s.FailedBefore)
+	}
+	return fmt.Sprintf("%d tasks: %d done now (%d failed), %d done before%s, %d left", s.Total, s.Done, s.Failed, s.Skipped, before, s.Left)
 }

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,6 +30,9 @@ type Queue interface {
 	// Reset removes the batch's jobs and its stored results: a batch whose results file is new
 	// starts afresh.
 	Reset(ctx context.Context, batch string) error
+	// Forget removes the stored results of the batch's tasks ids, so that Results does not
+	// return them again: their tasks are run again (Config.RetryFailed).
+	Forget(ctx context.Context, batch string, ids []string) error
 	Close() error
 }
 
@@ -146,6 +150,14 @@ func (q *memQueue) Reset(ctx context.Context, batch string) error {
 	delete(q.backlog, batch)
 	q.mu.Unlock()
 	return q.Drop(ctx, batch)
+}
+
+func (q *memQueue) Forget(_ context.Context, batch string, ids []string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	drop := setOf(ids)
+	q.backlog[batch] = slices.DeleteFunc(q.backlog[batch], func(r Result) bool { return drop[r.ID] })
+	return nil
 }
 
 func (q *memQueue) Close() error {

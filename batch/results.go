@@ -9,8 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -62,27 +60,22 @@ func (r Result) Failed() bool { return r.Status == "failed" }
 // whole and synced before the next, so a crash or a signal loses no finished result; ids are
 // kept unique. A flock keeps two batches from writing the same file.
 type results struct {
-	mu   sync.Mutex
-	f    *os.File
-	done map[string]Result
-	// lines are the file's result lines in order, each with its id: what retry rewrites.
-	lines []resultLine
-}
-
-type resultLine struct {
-	id   string
-	text []byte
+	mu      sync.Mutex
+	f       *os.File
+	done    map[string]Result
+	created bool // the file did not exist: a new batch
 }
 
 // openResults opens (or creates) the results file and reads the results already in it. A
 // last line cut short by a crash is dropped (the file is truncated to the last whole line);
 // a later duplicate of an id is ignored.
 func openResults(path string) (*results, error) {
+	_, statErr := os.Stat(path)
 	f, err := lockResults(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &results{f: f, done: map[string]Result{}}
+	r := &results{f: f, done: map[string]Result{}, created: errors.Is(statErr, fs.ErrNotExist)}
 	if err := r.load(path); err != nil {
 		f.Close()
 		return nil, err
@@ -154,101 +147,23 @@ func (r *results) load(path string) error {
 		}
 		if _, dup := r.done[res.ID]; !dup {
 			r.done[res.ID] = res
-			r.lines = append(r.lines, resultLine{res.ID, bytes.Clone(line)})
 		}
 	}
 	_, err = r.f.Seek(0, io.SeekEnd)
 	return err
 }
 
-// retry takes the failed results out of the file so that their tasks run again: their lines
-// are appended to aside (synced) first, then the file is rewritten without them and renamed
-// into place, under the lock all along. It returns the ids taken out.
-func (r *results) retry(path, aside string) (map[string]bool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ids := map[string]bool{}
-	var keep, failed bytes.Buffer
-	for _, l := range r.lines {
-		buf := &keep
-		if r.done[l.id].Failed() {
-			ids[l.id], buf = true, &failed
+// addPast adds the results of tasks in want that the queue stored while no coordinator was
+// writing them.
+func (r *results) addPast(past []Result, want map[string]bool) error {
+	for _, res := range past {
+		if want[res.ID] {
+			if _, err := r.add(res); err != nil {
+				return err
+			}
 		}
-		buf.Write(l.text)
-		buf.WriteByte('\n')
 	}
-	if len(ids) == 0 {
-		return ids, nil
-	}
-	if err := appendSynced(aside, failed.Bytes()); err != nil {
-		return nil, fault.Wrap(fault.Schema, err, "keeping the failed results")
-	}
-	f, err := replaceLocked(path, keep.Bytes())
-	if err != nil {
-		return nil, fault.Wrap(fault.Schema, err, "rewriting the results file")
-	}
-	r.f.Close()
-	r.f = f
-	r.lines = slices.DeleteFunc(r.lines, func(l resultLine) bool { return ids[l.id] })
-	for id := range ids {
-		delete(r.done, id)
-	}
-	return ids, nil
-}
-
-func appendSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// replaceLocked writes data to a new file beside path, locks it, syncs it and renames it over
-// path; it returns the new file, open at its end and still locked. A crash leaves either the
-// old file or the new one.
-func replaceLocked(path string, data []byte) (*os.File, error) {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	return f, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
 
 // has reports whether id has a result.
@@ -257,19 +172,6 @@ func (r *results) has(id string) bool {
 	defer r.mu.Unlock()
 	_, ok := r.done[id]
 	return ok
-}
-
-// failed counts the failed results of the ids in want.
-func (r *results) failed(want map[string]bool) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for id, res := range r.done {
-		if want[id] && res.Failed() {
-			n++
-		}
-	}
-	return n
 }
 
 // add appends res and syncs the file; it reports false, writing nothing, when res.ID already
@@ -291,7 +193,6 @@ func (r *results) add(res Result) (bool, error) {
 		return false, fmt.Errorf("syncing the result of %q: %w", res.ID, err)
 	}
 	r.done[res.ID] = res
-	r.lines = append(r.lines, resultLine{res.ID, line})
 	return true, nil
 }
 

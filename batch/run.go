@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,7 +20,9 @@ import (
 // Config is one batch.
 type Config struct {
 	Tasks []Task
-	// Out is the results file; it is appended to, and its results are kept (resume).
+	// Out is the results file (or a link to it); it is appended to, and its results are kept
+	// (resume). A new file starts a new batch: results the queue stored for an older file of
+	// the same name are dropped.
 	Out string
 	// RetryFailed runs the tasks whose result in Out is a failure again. Their old lines move
 	// to RetriedPath(Out) first, so Out keeps one line per task and no failure is lost.
@@ -61,13 +63,16 @@ type Summary struct {
 // returns its summary and an error (of kind limit) that says what is left and how to resume.
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	sum := Summary{Total: len(cfg.Tasks)}
+	if real, err := filepath.EvalSymlinks(cfg.Out); err == nil {
+		cfg.Out = real // a retry replaces the file: the link's target, not the link
+	}
 	out, err := openResults(cfg.Out)
 	if err != nil {
 		return sum, err
 	}
 	defer out.close()
 	name := Name(cfg.Out)
-	if len(out.done) == 0 { // a new results file: results stored for an older one are not this batch's
+	if out.created { // a new results file: results stored for an older one are not this batch's
 		if err := cfg.Queue.Reset(ctx, name); err != nil {
 			return sum, err
 		}
@@ -84,27 +89,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	for _, t := range cfg.Tasks {
 		want[t.ID] = true
 	}
-	for _, r := range past { // results published while no coordinator was writing
-		if want[r.ID] {
-			if _, err := out.add(r); err != nil {
-				return sum, err
-			}
-		}
+	if err := out.addPast(past, want); err != nil {
+		return sum, err
 	}
 	if cfg.RetryFailed { // after the past results, which may hold failures too
-		retried, err := out.retry(cfg.Out, RetriedPath(cfg.Out))
-		if err != nil {
+		if sum.Retried, err = retryFailed(ctx, cfg, name, out, want); err != nil {
 			return sum, err
 		}
-		sum.Retried = len(retried)
 	}
-	var todo []Task
-	for _, t := range cfg.Tasks {
-		if !out.has(t.ID) {
-			todo = append(todo, t)
-		}
-	}
-	sum.Skipped, sum.FailedBefore = len(cfg.Tasks)-len(todo), out.failed(want)
+	todo := slices.DeleteFunc(slices.Clone(cfg.Tasks), func(t Task) bool { return out.has(t.ID) })
+	sum.Skipped, sum.FailedBefore = len(cfg.Tasks)-len(todo), len(out.failedIDs(want))
 	c := &coordinator{cfg: cfg, out: out, want: want, sum: &sum, prog: newProgress(cfg, len(todo), sum)}
 	err = c.run(ctx, name, todo, live)
 	sum.Left = len(cfg.Tasks) - len(out.done)
@@ -113,13 +107,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	c.prog.finish(sum)
 	return sum, err
-}
-
-// RetriedPath is where Config.RetryFailed keeps the failed results it takes out of out:
-// beside it, ".retried" before its extension (results.jsonl: results.retried.jsonl).
-func RetriedPath(out string) string {
-	ext := filepath.Ext(out)
-	return strings.TrimSuffix(out, ext) + ".retried" + ext
 }
 
 // Name is the queue's name of the batch that writes results to out: a hash of its absolute

@@ -351,77 +351,140 @@ func TestHeartbeatKeepsLongTask(t *testing.T) {
 
 // TestRetryFailed: a rerun with RetryFailed runs again exactly the tasks whose result was a
 // failure; the results file keeps one line per task, and the failures move to the retried file.
+// A retry stopped before the tasks ran leaves them to the next run: the queue's copies of the
+// old failures are gone too.
 func TestRetryFailed(t *testing.T) {
 	for name, open := range queues {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			var failing atomic.Bool
-			failing.Store(true)
-			srv := llmtest.New()
-			srv.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
-				q := questionOf(r.LastUser())
-				if n, _ := strconv.Atoi(strings.TrimPrefix(q, "question-")); failing.Load() && n%3 == 0 {
-					return llmtest.Reply{Kind: llmtest.BadRequest, Message: "refused " + q}
-				}
-				return llmtest.Reply{Text: "answer to " + q}
-			})
-			t.Cleanup(srv.Close)
+			failing, model := flakyModel(t)
 			tasks, err := batch.ReadTasks(writeTasks(t, dir, 7))
 			if err != nil {
 				t.Fatal(err)
 			}
 			home := filepath.Join(dir, "home")
-			base := rlm.Options{Home: home, Model: llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", Models: []string{"fake"}}, Quiet: true, NoLog: true}
+			base := rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}
 			out := filepath.Join(dir, "results.jsonl")
-			run := func(retry bool) batch.Summary {
+			run := func(retry, workers bool) batch.Summary {
 				q, closeQ := open(t, home)
 				defer closeQ()
-				sum, err := batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q, RetryFailed: retry,
-					Local: &batch.Worker{Queue: q, Base: base, Parallel: 2}})
-				if err != nil {
+				cfg := batch.Config{Tasks: tasks, Out: out, Queue: q, RetryFailed: retry}
+				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond) // no workers: stopped
+				defer cancel()
+				if workers {
+					ctx, cfg.Local = context.Background(), &batch.Worker{Queue: q, Base: base, Parallel: 2}
+				}
+				sum, err := batch.Run(ctx, cfg)
+				if err != nil && workers {
 					t.Fatal(err)
 				}
 				return sum
 			}
-			if sum := run(false); sum.Done != 7 || sum.Failed != 3 {
+			if sum := run(false, true); sum.Done != 7 || sum.Failed != 3 {
 				t.Fatalf("first run: %+v, want 7 done, 3 failed (t00, t03, t06)", sum)
 			}
-			if sum := run(false); sum.Done != 0 || sum.Skipped != 7 {
-				t.Fatalf("rerun without retry: %+v, want all 7 skipped", sum)
+			if sum := run(false, true); sum.Done != 0 || sum.Skipped != 7 || sum.FailedBefore != 3 {
+				t.Fatalf("rerun without retry: %+v, want all 7 skipped, 3 of them failed", sum)
 			}
 			failing.Store(false)
-			if sum := run(true); sum.Retried != 3 || sum.Done != 3 || sum.Failed != 0 || sum.Skipped != 4 || sum.Left != 0 {
-				t.Fatalf("rerun with retry: %+v, want 3 retried and done, 4 skipped", sum)
+			if sum := run(true, false); sum.Retried != 3 || sum.Done != 0 || sum.Left != 3 {
+				t.Fatalf("retry stopped before any task ran: %+v, want 3 retried, 3 left", sum)
 			}
-			got := map[string]string{}
-			for _, r := range readResults(t, out) {
-				if _, dup := got[r.ID]; dup {
-					t.Errorf("%s has two result lines", r.ID)
-				}
-				got[r.ID] = r.Status
+			if sum := run(false, true); sum.Done != 3 || sum.Failed != 0 || sum.Skipped != 4 || sum.FailedBefore != 0 {
+				t.Fatalf("rerun after the stopped retry: %+v, want the 3 retried tasks done, 4 skipped", sum)
 			}
-			if len(got) != 7 {
-				t.Errorf("results for %d tasks, want 7: %v", len(got), got)
-			}
-			for id, status := range got {
-				if status != "answered" {
-					t.Errorf("%s: %s, want answered", id, status)
-				}
-			}
-			var aside []string
-			for _, r := range readResults(t, batch.RetriedPath(out)) {
-				if r.Error == nil || !strings.Contains(r.Error.Message, "refused question-"+strings.TrimPrefix(r.ID, "t")) {
-					t.Errorf("retried file: %s's error is %+v, want the model's refusal", r.ID, r.Error)
-				}
-				aside = append(aside, r.ID+":"+r.Status)
-			}
-			slices.Sort(aside)
-			if got, want := strings.Join(aside, " "), "t00:failed t03:failed t06:failed"; got != want {
-				t.Errorf("retried file: %q, want %q", got, want)
-			}
-			if sum := run(true); sum.Retried != 0 || sum.Done != 0 || sum.Skipped != 7 {
+			checkRetried(t, out, "t00:failed t03:failed t06:failed")
+			if sum := run(true, true); sum.Retried != 0 || sum.Done != 0 || sum.Skipped != 7 {
 				t.Errorf("retry with nothing failed: %+v, want all 7 skipped", sum)
 			}
 		})
+	}
+}
+
+// flakyModel answers like fakeModel, but refuses questions 0, 3, 6, … while failing is true.
+func flakyModel(t *testing.T) (*atomic.Bool, llm.Config) {
+	var failing atomic.Bool
+	failing.Store(true)
+	srv := llmtest.New()
+	srv.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
+		q := questionOf(r.LastUser())
+		if n, _ := strconv.Atoi(strings.TrimPrefix(q, "question-")); failing.Load() && n%3 == 0 {
+			return llmtest.Reply{Kind: llmtest.BadRequest, Message: "refused " + q}
+		}
+		return llmtest.Reply{Text: "answer to " + q}
+	})
+	t.Cleanup(srv.Close)
+	return &failing, llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", Models: []string{"fake"}}
+}
+
+// checkRetried checks that out has one answered line per task and that the retried file holds
+// the model's refusals of want ("ID:status …", sorted).
+func checkRetried(t *testing.T, out, want string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, r := range readResults(t, out) {
+		if _, dup := got[r.ID]; dup {
+			t.Errorf("%s has two result lines", r.ID)
+		}
+		if got[r.ID] = r.Status; r.Status != "answered" {
+			t.Errorf("%s: %s, want answered", r.ID, r.Status)
+		}
+	}
+	if len(got) != 7 {
+		t.Errorf("results for %d tasks, want 7: %v", len(got), got)
+	}
+	var aside []string
+	for _, r := range readResults(t, batch.RetriedPath(out)) {
+		if r.Error == nil || !strings.Contains(r.Error.Message, "refused question-"+strings.TrimPrefix(r.ID, "t")) {
+			t.Errorf("retried file: %s's error is %+v, want the model's refusal", r.ID, r.Error)
+		}
+		aside = append(aside, r.ID+":"+r.Status)
+	}
+	slices.Sort(aside)
+	if got := strings.Join(aside, " "); got != want {
+		t.Errorf("retried file: %q, want %q", got, want)
+	}
+}
+
+// TestRetryFailedThroughLink: a results file reached through a symbolic link is rewritten in
+// place of its target, keeping its mode; the link stays a link.
+func TestRetryFailedThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	failing, model := flakyModel(t)
+	tasks, err := batch.ReadTasks(writeTasks(t, dir, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "shared", "results.jsonl")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "results.jsonl")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	q := batch.NewMemQueue(16)
+	base := rlm.Options{Home: filepath.Join(dir, "home"), Model: model, Quiet: true, NoLog: true}
+	for _, retry := range []bool{false, true} {
+		failing.Store(!retry)
+		cfg := batch.Config{Tasks: tasks, Out: link, Queue: q, RetryFailed: retry, Local: &batch.Worker{Queue: q, Base: base, Parallel: 2}}
+		if sum, err := batch.Run(context.Background(), cfg); err != nil || sum.Failed != 0 && retry {
+			t.Fatalf("retry %v: %v, %v", retry, sum, err)
+		}
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is now %v, %v; want still a link", st.Mode(), err)
+	}
+	if st, err := os.Stat(real); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the target's mode is %v, %v; want 0600 kept", st.Mode(), err)
+	}
+	if n := len(readResults(t, real)); n != 4 {
+		t.Errorf("the target holds %d results, want 4", n)
+	}
+	if n := len(readResults(t, batch.RetriedPath(real))); n != 2 {
+		t.Errorf("the retried file beside the target holds %d results, want 2 (t00, t03)", n)
 	}
 }

@@ -89,60 +89,19 @@ func runScripts(t *testing.T, d batch.Dial) {
 // batch runs through it with a user's credentials file, and a user the account did not sign,
 // or no credentials, is refused.
 func TestCredsServer(t *testing.T) {
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	operator, err := nkeys.CreateOperator()
-	must(err)
-	opub, err := operator.PublicKey()
-	must(err)
-	ojwt, err := jwt.NewOperatorClaims(opub).Encode(operator)
-	must(err)
-	oclaims, err := jwt.DecodeOperatorClaims(ojwt)
-	must(err)
-	account := func(js bool) (nkeys.KeyPair, string, string) {
-		kp, err := nkeys.CreateAccount()
-		must(err)
-		pub, err := kp.PublicKey()
-		must(err)
-		ac := jwt.NewAccountClaims(pub)
-		if js {
-			ac.Limits.JetStreamLimits = jwt.JetStreamLimits{MemoryStorage: -1, DiskStorage: -1, Streams: -1, Consumer: -1}
-		}
-		enc, err := ac.Encode(operator)
-		must(err)
-		return kp, pub, enc
-	}
-	_, sysPub, sysJWT := account(false)
-	app, appPub, appJWT := account(true)
-	other, _, _ := account(true) // never told to the server
-	creds := func(name string, signer nkeys.KeyPair) string {
-		user, err := nkeys.CreateUser()
-		must(err)
-		pub, err := user.PublicKey()
-		must(err)
-		ujwt, err := jwt.NewUserClaims(pub).Encode(signer)
-		must(err)
-		seed, err := user.Seed()
-		must(err)
-		body, err := jwt.FormatUserConfig(ujwt, seed)
-		must(err)
-		path := filepath.Join(t.TempDir(), name)
-		must(os.WriteFile(path, body, 0o600))
-		return path
-	}
+	op := newOperator(t)
+	_, sysPub, sysJWT := op.account(false)
+	app, appPub, appJWT := op.account(true)
+	other, _, _ := op.account(true) // never told to the server
 	resolver := &server.MemAccResolver{}
-	must(resolver.Store(sysPub, sysJWT))
-	must(resolver.Store(appPub, appJWT))
-	port := startServer(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{oclaims}, SystemAccount: sysPub, AccountResolver: resolver})
+	op.must(resolver.Store(sysPub, sysJWT))
+	op.must(resolver.Store(appPub, appJWT))
+	port := startServer(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{op.claims}, SystemAccount: sysPub, AccountResolver: resolver})
 	url := "nats://127.0.0.1:" + strconv.Itoa(port)
 
-	runScripts(t, batch.Dial{URL: url, Creds: creds("app.creds", app), Name: "creds test"})
+	runScripts(t, batch.Dial{URL: url, Creds: op.creds("app.creds", app), Name: "creds test"})
 	for name, d := range map[string]batch.Dial{
-		"stranger": {URL: url, Creds: creds("other.creds", other)},
+		"stranger": {URL: url, Creds: op.creds("other.creds", other)},
 		"none":     {URL: url},
 	} {
 		nc, err := d.Connect()
@@ -153,6 +112,66 @@ func TestCredsServer(t *testing.T) {
 			t.Errorf("%s: %v; want an authorization error", name, err)
 		}
 	}
+}
+
+// operator is a NATS operator's keys, signing accounts, whose keys sign users.
+type operator struct {
+	t      *testing.T
+	key    nkeys.KeyPair
+	claims *jwt.OperatorClaims
+}
+
+func newOperator(t *testing.T) *operator {
+	op := &operator{t: t}
+	var err error
+	op.key, err = nkeys.CreateOperator()
+	op.must(err)
+	pub, err := op.key.PublicKey()
+	op.must(err)
+	enc, err := jwt.NewOperatorClaims(pub).Encode(op.key)
+	op.must(err)
+	op.claims, err = jwt.DecodeOperatorClaims(enc)
+	op.must(err)
+	return op
+}
+
+func (op *operator) must(err error) {
+	op.t.Helper()
+	if err != nil {
+		op.t.Fatal(err)
+	}
+}
+
+// account makes an account (with JetStream when js) and returns its key, public key and JWT.
+func (op *operator) account(js bool) (nkeys.KeyPair, string, string) {
+	kp, err := nkeys.CreateAccount()
+	op.must(err)
+	pub, err := kp.PublicKey()
+	op.must(err)
+	ac := jwt.NewAccountClaims(pub)
+	if js {
+		ac.Limits.JetStreamLimits = jwt.JetStreamLimits{MemoryStorage: -1, DiskStorage: -1, Streams: -1, Consumer: -1}
+	}
+	enc, err := ac.Encode(op.key)
+	op.must(err)
+	return kp, pub, enc
+}
+
+// creds writes the credentials file of a new user of the account signer.
+func (op *operator) creds(name string, signer nkeys.KeyPair) string {
+	user, err := nkeys.CreateUser()
+	op.must(err)
+	pub, err := user.PublicKey()
+	op.must(err)
+	ujwt, err := jwt.NewUserClaims(pub).Encode(signer)
+	op.must(err)
+	seed, err := user.Seed()
+	op.must(err)
+	body, err := jwt.FormatUserConfig(ujwt, seed)
+	op.must(err)
+	path := filepath.Join(op.t.TempDir(), name)
+	op.must(os.WriteFile(path, body, 0o600))
+	return path
 }
 
 // TestTLSServer: --tls-ca, --tls-cert and --tls-key work against a nats-server that requires
@@ -174,6 +193,8 @@ func TestTLSServer(t *testing.T) {
 	if nc, err := (batch.Dial{URL: url, CA: pemFile("ca.pem")}).Connect(); err == nil {
 		nc.Close()
 		t.Error("a client without a certificate connected; want refused")
+	} else if !strings.Contains(err.Error(), "tls") && !strings.Contains(err.Error(), "EOF") {
+		t.Errorf("a client without a certificate: %v; want the TLS handshake refused", err)
 	}
 }
 

@@ -143,8 +143,8 @@ func parseTask(line []byte, dir string) (Task, error) {
 		if err != nil {
 			return t, fmt.Errorf("task %q: script: %v", t.ID, err)
 		}
-		if limit := int64(validator.DefaultMaxSourceBytes); st.Size() > limit {
-			return t, fmt.Errorf("task %q: script %s is %d bytes; a script may have at most %d (the validator's limit)", t.ID, t.Script, st.Size(), limit)
+		if limit := int64(validator.Policy{}.Effective().MaxSourceBytes); st.Size() > limit {
+			return t, fmt.Errorf("task %q: script %s is %d bytes; a script may have at most %d (the validator's limit): put data in the task's files and read it with text(context), or split the script into tasks", t.ID, t.Script, st.Size(), limit)
 		}
 	}
 	for i, p := range t.Files {

@@ -2,6 +2,8 @@
 
 package sandbox
 
-// cgoThreads: without cgo the runtime makes its threads itself, each with a small stack taken
-// from the Go heap, so threads need no address space of their own (see threadStacks).
-const cgoThreads = false
+// Without cgo the runtime makes its threads itself, each with a small system stack taken from
+// the Go heap: there is no C stack to pin or to allow for.
+func pinThreadStacks() error { return nil }
+
+func threadStacks(int) uint64 { return 0 }

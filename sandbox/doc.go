@@ -38,14 +38,15 @@
 // # Layers, what each stops, and what it does not
 //
 // rlimits: RLIMIT_AS = MemoryBytes + 1.5 GiB (a Go process reserves about 1.3 GB of address
-// space before it allocates; the garbage collector also gets MemoryBytes as its soft limit). A
-// cgo build adds its threads' C stacks (GOMAXPROCS + 16 at RLIMIT_STACK's size) and holds the C
-// allocator to one arena, so that threads do not eat the memory cap. Then RLIMIT_FSIZE
-// (writes fail with EFBIG: Go ignores SIGXFSZ), RLIMIT_NOFILE, RLIMIT_CORE 0, RLIMIT_CPU
-// with soft = hard, so the kernel sends SIGKILL at the limit (a backstop: the wall-clock
-// deadline is KillGroup). A runaway allocation kills the worker, not the orchestrator. Does
-// not stop: using up to MemoryBytes + 1.5 GiB of real memory (no cgroup here; watch RSS
-// from the parent if that matters). RLIMIT_NPROC is deliberately not set: it counts
+// space before it allocates; the garbage collector also gets MemoryBytes as its soft limit).
+// A cgo build sets the C stacks of the threads it makes from then on to 1 MiB, adds
+// GOMAXPROCS + 16 of them to the limit, and holds the C allocator to one arena, so that
+// threads do not eat the memory cap. Then RLIMIT_FSIZE (writes fail with EFBIG: Go ignores
+// SIGXFSZ), RLIMIT_NOFILE, RLIMIT_CORE 0, RLIMIT_CPU with soft = hard, so the kernel sends
+// SIGKILL at the limit (a backstop: the wall-clock deadline is KillGroup). A runaway
+// allocation kills the worker, not the orchestrator. Does not stop: using up to the limit in
+// real memory, MemoryBytes + 1.5 GiB and the thread stacks (no cgroup here; watch RSS from
+// the parent if that matters). RLIMIT_NPROC is deliberately not set: it counts
 // threads and kills Go; seccomp blocks fork instead.
 //
 // no_new_privs: on every thread (AllThreadsSyscall, or libpsx in a cgo binary). Stops

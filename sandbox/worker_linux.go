@@ -80,35 +80,19 @@ func runStep(cfg Config, r *Report, l Layer, apply func(Config, *Report) (string
 
 // addressSpace is RLIMIT_AS: the memory cap, the Go runtime's headroom, the context files'
 // mappings (rounded up to pages, plus one page each for the index's guard), and the threads'
-// C stacks in a cgo build.
+// C stacks in a cgo build (threadStacks).
 func addressSpace(cfg Config) uint64 {
 	mapped := uint64(max(cfg.MappedBytes, 0))
-	return uint64(cfg.MemoryBytes) + GoHeadroomBytes + mapped + mapped/64 + 1<<20 + threadStacks()
+	return uint64(cfg.MemoryBytes) + GoHeadroomBytes + mapped + mapped/64 + 1<<20 + threadStacks(runtime.GOMAXPROCS(0))
 }
 
-// Thread stacks in a cgo build: glibc gives every thread a stack of RLIMIT_STACK's size as the
-// process started (32 MiB when unlimited), all of it counted by RLIMIT_AS. The runtime runs up
-// to GOMAXPROCS threads at once, plus one for each goroutine blocked in a system call; spareThreads
-// covers those. On a 64-core machine that is 80 threads: 640 MiB at 8 MiB each, which would
-// otherwise come out of the memory cap.
-const (
-	spareThreads        = 16
-	unlimitedStackBytes = 32 << 20
-)
-
-func threadStacks() uint64 {
-	if !cgoThreads {
-		return 0
-	}
-	var lim unix.Rlimit
-	size := uint64(unlimitedStackBytes)
-	if err := unix.Getrlimit(unix.RLIMIT_STACK, &lim); err == nil && lim.Cur != unix.RLIM_INFINITY {
-		size = lim.Cur
-	}
-	return uint64(runtime.GOMAXPROCS(0)+spareThreads) * size
-}
+// spareThreads is the margin threadStacks allows above GOMAXPROCS threads.
+const spareThreads = 16
 
 func applyRlimits(cfg Config, _ *Report) (string, error) {
+	if err := pinThreadStacks(); err != nil {
+		return "", fmt.Errorf("setting the threads' stack size: %w", err)
+	}
 	err := lowerLimits([]rlimit{
 		{unix.RLIMIT_AS, addressSpace(cfg)},
 		{unix.RLIMIT_FSIZE, uint64(cfg.FileSizeBytes)},

@@ -133,7 +133,8 @@ per task as it finishes, in rlm run --json's shape plus "id", timing, "worker" a
 Each line is synced before the next, so SIGINT or a crash loses no finished result, and no id
 is written twice. Rerunning the same command resumes: tasks with a result are skipped, the
 others run. --retry-failed runs the tasks whose result is a failure again: their failed lines
-move to TASKS.results.retried.jsonl (beside --out) first, so --out keeps one line per task.
+move first to a file beside the results named with ".retried" before the extension
+(TASKS.results.retried.jsonl; --out r.out: r.retried.out), so the results keep one line per task.
 
 --max-cost, --max-tokens and --max-calls are budgets shared by the whole batch (each task
 keeps its own limits too): once one is spent, the batch stops, withdraws the tasks not started,
@@ -218,7 +219,7 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 		return s
 	}
 	if f.quiet {
-		fmt.Fprintf(stderr, "[batch] %d tasks: %d done now (%d failed), %d done before, %d left\n", sum.Total, sum.Done, sum.Failed, sum.Skipped, sum.Left)
+		fmt.Fprintf(stderr, "[batch] %s\n", sum)
 	}
 	switch {
 	case err != nil:
