@@ -9,6 +9,8 @@
 // twice, so a batch stopped at any point (SIGINT, a crash, a spent shared budget) is resumed
 // by running it again: tasks with a result are skipped, the others queued again. With
 // Config.RetryFailed the failed results move to RetriedPath first and their tasks run again.
+// A batch whose model service fails OutageStop tasks in a row (llm.ErrUnavailable) stops as
+// one whose budget is spent does.
 //
 // A Worker runs each job with rlm.Ask, as rlm run would: same options, same confinement,
 // same records in its own RLM_HOME. It extends the job's lease while it runs (Delivery.Touch),

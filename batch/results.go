@@ -41,6 +41,9 @@ type Result struct {
 type Error struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
+	// Unavailable says the model service was failing as a whole (its circuit breaker opened,
+	// its quota was spent), not this task: llm.ErrUnavailable.
+	Unavailable bool `json:"unavailable,omitempty"`
 }
 
 // Usage is what a task spent.

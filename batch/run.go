@@ -126,7 +126,16 @@ type coordinator struct {
 	want map[string]bool
 	sum  *Summary
 	prog *progress
+	// outage counts the tasks in a row that failed because the model service was unavailable;
+	// last is the latest one's message.
+	outage int
+	last   string
 }
+
+// OutageStop is how many tasks in a row must fail because the model service is unavailable
+// (Error.Unavailable) for the batch to stop: the rest would fail the same way, each only after
+// its retries.
+const OutageStop = 3
 
 func (c *coordinator) run(ctx context.Context, name string, todo []Task, live <-chan Result) error {
 	if len(todo) == 0 {
@@ -212,6 +221,9 @@ func (c *coordinator) collect(ctx context.Context, live <-chan Result, n int, pu
 			if added {
 				got++
 			}
+			if c.outage >= OutageStop && got < n {
+				return c.stoppedByOutage()
+			}
 			if c.cfg.Budget != nil && got < n {
 				if err := c.cfg.Budget.Check(); err != nil {
 					return c.stopped(err)
@@ -256,6 +268,11 @@ func (c *coordinator) take(r Result) (bool, error) {
 	if r.Failed() {
 		c.sum.Failed++
 	}
+	if r.Error != nil && r.Error.Unavailable {
+		c.outage, c.last = c.outage+1, r.Error.Message
+	} else {
+		c.outage = 0
+	}
 	c.prog.result(r)
 	if c.cfg.OnResult != nil {
 		c.cfg.OnResult(r)
@@ -289,6 +306,14 @@ func (c *coordinator) drain(live <-chan Result) {
 			return
 		}
 	}
+}
+
+// stoppedByOutage is the error of a batch stopped because the model service failed the last
+// OutageStop tasks.
+func (c *coordinator) stoppedByOutage() error {
+	left := len(c.want) - len(c.out.done)
+	return fault.New(fault.Limit, "batch stopped: the model service failed the last %d tasks in a row (last: %s); %d of %d tasks are left (their jobs are withdrawn): once the service works, rerun the same command with --retry-failed to run them and the failed ones",
+		OutageStop, c.last, left, len(c.want))
 }
 
 // stopped is the error of a batch the shared budget stopped.

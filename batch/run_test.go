@@ -488,3 +488,54 @@ func TestRetryFailedThroughLink(t *testing.T) {
 		t.Errorf("the retried file beside the target holds %d results, want 2 (t00, t03)", n)
 	}
 }
+
+// TestOutageStops: when the model service fails OutageStop tasks in a row (its circuit breaker
+// opens), the batch stops, withdraws the rest and says to rerun with --retry-failed; the rerun
+// with RetryFailed, the service back, finishes every task.
+func TestOutageStops(t *testing.T) {
+	for name, open := range queues {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var down atomic.Bool
+			down.Store(true)
+			srv := llmtest.New()
+			srv.SetHandler(func(r llmtest.RecordedRequest) llmtest.Reply {
+				if down.Load() {
+					return llmtest.Reply{Kind: llmtest.ServerError}
+				}
+				return llmtest.Reply{Text: "answer to " + questionOf(r.LastUser())}
+			})
+			t.Cleanup(srv.Close)
+			tasks, err := batch.ReadTasks(writeTasks(t, dir, 12))
+			if err != nil {
+				t.Fatal(err)
+			}
+			home := filepath.Join(dir, "home")
+			model := llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", Models: []string{"fake"}, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}
+			base := rlm.Options{Home: home, Model: model, Quiet: true, NoLog: true}
+			out := filepath.Join(dir, "results.jsonl")
+			run := func(retry bool) (batch.Summary, error) {
+				q, closeQ := open(t, home)
+				defer closeQ()
+				return batch.Run(context.Background(), batch.Config{Tasks: tasks, Out: out, Queue: q, RetryFailed: retry,
+					Local: &batch.Worker{Queue: q, Base: base, Parallel: 1}})
+			}
+			sum, err := run(false)
+			if !errors.Is(err, fault.Limit) || !strings.Contains(fmt.Sprint(err), "failed the last 3 tasks in a row") || !strings.Contains(fmt.Sprint(err), "--retry-failed") {
+				t.Fatalf("batch with the service down: %v; want stopped after 3 tasks, naming --retry-failed", err)
+			}
+			if sum.Failed != batch.OutageStop || sum.Done != batch.OutageStop || sum.Left != 12-batch.OutageStop {
+				t.Errorf("summary %s; want %d failed, the rest left", sum, batch.OutageStop)
+			}
+			for _, r := range readResults(t, out) {
+				if r.Error == nil || !r.Error.Unavailable {
+					t.Errorf("%s: %+v; want failed, unavailable", r.ID, r.Error)
+				}
+			}
+			down.Store(false)
+			if sum, err := run(true); err != nil || sum.Retried != batch.OutageStop || sum.Done != 12 || sum.Failed != 0 {
+				t.Errorf("rerun with the service back: %s, %v; want all 12 done", sum, err)
+			}
+		})
+	}
+}

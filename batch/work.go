@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/llm"
 )
 
 // DefaultMaxAttempts is how many times a job is started before it is recorded as failed: a
@@ -172,7 +173,11 @@ func (w *Worker) run(ctx context.Context, j Job, attempt int) (Result, error) {
 		}
 		return Result{}, err
 	}
-	return fromRLM(j.ID, res, w.Name, attempt), err
+	r := fromRLM(j.ID, res, w.Name, attempt)
+	if r.Error != nil && errors.Is(err, llm.ErrUnavailable) {
+		r.Error.Unavailable = true
+	}
+	return r, err
 }
 
 // options are the run's options: Base with the job's question or script, language (a

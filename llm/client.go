@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/redact"
 )
 
@@ -22,7 +21,7 @@ type Client struct {
 	mu         sync.Mutex
 	spent      Spent
 	errTimes   []time.Time            // API errors inside the breaker window
-	tripped    *fault.Error           // the open breaker, once tripped
+	tripped    error                  // the open breaker (ErrUnavailable), once tripped
 	state      map[string]*modelState // per model name
 	base       map[string][]float64   // per agent: first latencies, in seconds
 	quota      map[string]*pause      // per backend: non-nil while its calls are paused on quota
@@ -276,7 +275,7 @@ func capOf(caps ...int) int {
 
 // noteError records an API error for the breaker and returns the breaker's
 // error when this error trips it.
-func (c *Client) noteError(cat string, err error) *fault.Error {
+func (c *Client) noteError(cat string, err error) error {
 	if !countsForBreaker(cat) {
 		return nil
 	}

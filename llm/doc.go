@@ -168,7 +168,9 @@
 // once open, every later call of the Client fails with it. API errors for the
 // breaker are all failed attempts except quota answers, the 400s about a
 // field retried without it (logprobs, max_tokens, Sampling), monitor aborts
-// and the caller's own cancellation.
+// and the caller's own cancellation. The open breaker's error, and a spent
+// quota's, also match ErrUnavailable: the service, not the call, is failing,
+// so a caller running many tasks (package batch) stops instead of failing each.
 //
 // # Budgets
 //

@@ -197,21 +197,34 @@ func budgetTokensError(used, need, max int) *fault.Error {
 	return fault.New(fault.Limit, "budget: %d of %d tokens used and this call needs about %d more; raise the token budget (rlm run --max-tokens, llm.Config.MaxTokens), send shorter prompts, or split the task", used, max, need)
 }
 
+// ErrUnavailable is matched (errors.Is) by the error of a call that failed because the model
+// service is failing as a whole, not because of the call: the circuit breaker opened, or the
+// API quota is spent. Every other call to it would fail the same way now, so a caller running
+// many tasks should stop rather than fail them one by one.
+var ErrUnavailable = errors.New("the model service is unavailable")
+
+// unavailable is a *fault.Error, kind and message unchanged, that is also ErrUnavailable.
+type unavailable struct{ err *fault.Error }
+
+func (u unavailable) Error() string        { return u.err.Error() }
+func (u unavailable) Unwrap() error        { return u.err }
+func (u unavailable) Is(target error) bool { return target == ErrUnavailable }
+
 // breakerError is the breaker's error; setting, when the last error was a failure to connect,
 // is where the server's URL is set ("RLM_BASE_URL", "base_url in [backends.NAME]").
-func breakerError(n int, window time.Duration, last, setting string) *fault.Error {
+func breakerError(n int, window time.Duration, last, setting string) error {
 	if setting != "" {
-		return fault.New(fault.Limit, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct %s, then start again", last, n, window, setting)
+		return unavailable{fault.New(fault.Limit, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct %s, then start again", last, n, window, setting)}
 	}
-	return fault.New(fault.Limit, "Circuit breaker: API error rate too high (%d API errors within %s, last: %s); the task is aborted: check the model server and start again", n, window, last)
+	return unavailable{fault.New(fault.Limit, "Circuit breaker: API error rate too high (%d API errors within %s, last: %s); the task is aborted: check the model server and start again", n, window, last)}
 }
 
-func quotaDeadlineError(model, cause string) *fault.Error {
-	return fault.New(fault.Timeout, "model %s: API quota exhausted (%s) and the next quota probe would be past the task's deadline; add credit or use another key, then resume the task", model, cause)
+func quotaDeadlineError(model, cause string) error {
+	return unavailable{fault.New(fault.Timeout, "model %s: API quota exhausted (%s) and the next quota probe would be past the task's deadline; add credit or use another key, then resume the task", model, cause)}
 }
 
-func quotaNoDeadlineError(model, cause string) *fault.Error {
-	return fault.New(fault.Limit, "model %s: API quota exhausted (%s); there is no task deadline to wait within: add credit or use another key, then resume the task", model, cause)
+func quotaNoDeadlineError(model, cause string) error {
+	return unavailable{fault.New(fault.Limit, "model %s: API quota exhausted (%s); there is no task deadline to wait within: add credit or use another key, then resume the task", model, cause)}
 }
 
 func ctxFault(ctx context.Context, what string) *fault.Error {

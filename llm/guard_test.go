@@ -44,6 +44,10 @@ func testBreaker(t *testing.T, p llm.Provider) {
 			if !strings.HasPrefix(err.Error(), "Circuit breaker: API error rate") {
 				t.Errorf("message %q does not start with the breaker prefix", err)
 			}
+			var fe *fault.Error
+			if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &fe) || fe.Msg != err.Error() {
+				t.Errorf("the breaker's error %v: want llm.ErrUnavailable and a *fault.Error with the same message", err)
+			}
 			_, err2 := h.complete(ask("again"))
 			if err2 == nil || !strings.HasPrefix(err2.Error(), "Circuit breaker: API error rate") {
 				t.Errorf("second call: err = %v, want the open breaker", err2)

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -124,8 +125,8 @@ func testQuotaDeadline(t *testing.T, p llm.Provider) {
 				}
 			}, llmtest.Reply{Kind: llmtest.Quota, Times: -1})
 			_, err := h.complete(ask("question"))
-			if fault.KindOf(err) != tc.wantKind {
-				t.Fatalf("err = %v (%q), want %q", err, fault.KindOf(err), tc.wantKind)
+			if fault.KindOf(err) != tc.wantKind || !errors.Is(err, llm.ErrUnavailable) {
+				t.Fatalf("err = %v (%q, unavailable %v), want %q and llm.ErrUnavailable", err, fault.KindOf(err), errors.Is(err, llm.ErrUnavailable), tc.wantKind)
 			}
 			probes := 0
 			for _, c := range h.Calls() {

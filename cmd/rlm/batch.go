@@ -138,7 +138,9 @@ move first to a file beside the results named with ".retried" before the extensi
 
 --max-cost, --max-tokens and --max-calls are budgets shared by the whole batch (each task
 keeps its own limits too): once one is spent, the batch stops, withdraws the tasks not started,
-and says how many are left; rerun with a larger budget to finish them.
+and says how many are left; rerun with a larger budget to finish them. The batch stops the same
+way when the model service fails 3 tasks in a row as a whole (its circuit breaker opens, or its
+quota is spent): the rest would fail too; rerun with --retry-failed once it works.
 
 The tasks go through NATS JetStream. By default rlm batch runs a NATS server inside itself
 (JetStream on files under RLM_HOME/nats, no network listener; --listen 127.0.0.1:4222 lets
@@ -150,8 +152,8 @@ Progress goes to stderr: a bar on a terminal (done, failed, running, tokens, cos
 line per finished task otherwise (--quiet: the summary only).
 
 Exit status: 0 every task answered or completed · 1 some task's result is a failure (from this
-run or an earlier one), or the batch stopped
-(budget spent, a worker error) · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
+run or an earlier one), or the batch stopped (budget spent, model service down, a worker error)
+· 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBatch(cmd.Context(), cmd.ErrOrStderr(), f, args[0])
