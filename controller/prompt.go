@@ -84,7 +84,7 @@ func langNotes(lang string) []string {
 		}
 	}
 	return []string{
-		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\"); imports persist across blocks.",
+		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\", or added imports \"strings\", \"regexp\"); imports persist across blocks.",
 		contexts + " Types (the API list above writes fields as JSON does; in Go they are exported, e.g. line_text is LineText): " + goTypes() + ".",
 		"search, count and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
 		"print(a, b) is fmt.Println(a, b): the call is rewritten to it, so it formats exactly as fmt.Println does.",

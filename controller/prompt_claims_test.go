@@ -34,7 +34,8 @@ func TestPromptClaimsHold(t *testing.T) {
 	writeFile(t, ctx1, "second file\n")
 	tests := map[string][]claim{
 		"go": {
-			{says: `the first output line says so (added import "strings")`, code: `print(strings.ToUpper("a"))`, out: "added import \"strings\"\nA\n"},
+			{says: `the first output line says so (added import "strings"`, code: `print(strings.ToUpper("a"))`, out: "added import \"strings\"\nA\n"},
+			{says: `or added imports "strings", "regexp")`, code: `print(sort.IntsAreSorted([]int{1, 2}), unicode.IsUpper('A'))`, out: "added imports \"sort\", \"unicode\"\ntrue true\n"},
 			{says: "ctx0 (also named context), ctx1, ctx2, …", code: `print(ctx0 == context, ctx1.Name, peek(ctx1, 0, 6))`, out: "true ctx1 second\n"},
 			{says: "print(a, b) is fmt.Println(a, b)", code: "type p struct{ A int }\nxs := []any{1.5, \"a\", []int{1}, map[string]int{\"b\": 1, \"a\": 2}, p{3}, &p{4}, nil}\nfmt.Print(fmt.Sprintln(xs...))\nprint(xs...)",
 				out: "1.5 a [1] map[a:2 b:1] {3} &{4} <nil>\n1.5 a [1] map[a:2 b:1] {3} &{4} <nil>\n"},
