@@ -125,8 +125,8 @@ func newBatchCmd() *cobra.Command {
 ids are yours and must be unique; relative paths resolve against the tasks file's directory;
 limits (max_calls, max_tokens, max_cost, max_iterations, timeout) override rlm run's defaults
 for that task, and the configuration (rlm.toml, RLM_* variables, and rlm run's flags but the
-three budgets below) sets every task's defaults. Each task runs exactly as rlm run would run it (same confinement, budgets and
-records under RLM_HOME), --parallel at a time.
+three budgets below) sets every task's defaults. Each task runs exactly as rlm run would run
+it (same confinement, budgets and records under RLM_HOME), --parallel at a time.
 
 Results go to RESULTS.jsonl (--out, default: beside TASKS.jsonl, TASKS.results.jsonl), one line
 per task as it finishes, in rlm run --json's shape plus "id", timing, "worker" and "attempt".
