@@ -38,10 +38,7 @@ func newProgress(cfg Config, total int, sum Summary) *progress {
 	if sum.Retried > 0 {
 		p.line(fmt.Sprintf("[batch] running %d failed tasks again; their failed results are now in %s", sum.Retried, RetriedPath(cfg.Out)))
 	}
-	failed := ""
-	if sum.FailedBefore > 0 {
-		failed = fmt.Sprintf(" (%d failed: rerun with --retry-failed to run those again)", sum.FailedBefore)
-	}
+	failed := failedBefore(sum.FailedBefore)
 	if sum.Skipped > 0 && total == 0 {
 		p.line(fmt.Sprintf("[batch] every task has a result in %s already%s", cfg.Out, failed))
 	} else if sum.Skipped > 0 {
@@ -130,9 +127,14 @@ func (p *progress) finish(s Summary) {
 
 // String counts the tasks: "8 tasks: 3 done now (0 failed), 5 done before, 0 left".
 func (s Summary) String() string {
-	before := ""
-	if s.FailedBefore > 0 {
-		before = fmt.Sprintf(" (%d failed: --retry-failed runs them again)", s.FailedBefore)
+	return fmt.Sprintf("%d tasks: %d done now (%d failed), %d done before%s, %d left", s.Total, s.Done, s.Failed, s.Skipped, failedBefore(s.FailedBefore), s.Left)
+}
+
+// failedBefore says how many of the tasks done before failed, and how to run them again ("" for
+// none).
+func failedBefore(n int) string {
+	if n == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%d tasks: %d done now (%d failed), %d done before%s, %d left", s.Total, s.Done, s.Failed, s.Skipped, before, s.Left)
+	return fmt.Sprintf(" (%d failed: rerun with --retry-failed to run those again)", n)
 }

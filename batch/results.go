@@ -98,11 +98,12 @@ func lockResults(path string) (*os.File, error) {
 			f.Close()
 			return nil, fault.New(fault.Limit, "%s is being written by another rlm batch; wait for it, or give this one another --out", path)
 		}
-		if same, err := namesFile(path, f); err != nil || same {
-			if err != nil {
-				f.Close()
-				return nil, fault.Wrap(fault.Schema, err, "results file")
-			}
+		same, err := namesFile(path, f)
+		switch {
+		case err != nil:
+			f.Close()
+			return nil, fault.Wrap(fault.Schema, err, "results file")
+		case same:
 			return f, nil
 		}
 		f.Close() // replaced between the open and the lock: lock the new file
