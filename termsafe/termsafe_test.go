@@ -193,10 +193,16 @@ func FuzzString(f *testing.F) {
 	for _, tc := range hostile {
 		f.Add(tc.in, uint8(3))
 	}
+	for _, tc := range messages {
+		f.Add(strings.Join(tc.writes, ""), uint8(len(tc.writes[0])))
+	}
 	f.Fuzz(func(t *testing.T, s string, cut uint8) {
 		got := termsafe.String(s)
 		if why := inert(got); why != "" {
 			t.Fatalf("String(%q) = %q: %s", s, got, why)
+		}
+		if m := termsafe.Message(s); inert(m) != "" {
+			t.Fatalf("Message(%q) = %q: %s", s, m, inert(m))
 		}
 		var buf bytes.Buffer
 		w := termsafe.NewWriter(&buf)
