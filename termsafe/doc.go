@@ -22,7 +22,8 @@
 //   - the first character of a line (after up to 8 spaces or tabs) that starts like one of rlm's
 //     own lines, "⟫", "[agent:", "[batch]", "[worker]" or "rlm:", compared as they read: a
 //     look-alike of the mark, a Cyrillic, Greek or Armenian letter that looks Latin, a
-//     fullwidth form or a colon of another script counts as the character it looks like.
+//     fullwidth form or a colon of another script counts as the character it looks like, and
+//     combining marks are passed over.
 //
 // Ordinary text stays readable: accents, CJK, emoji, and the invisible characters that are part
 // of them: a variation selector after a non-ASCII character ("⚠️"), a zero-width joiner inside

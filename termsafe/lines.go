@@ -2,6 +2,7 @@ package termsafe
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -12,6 +13,9 @@ var ownStarts = [][]rune{{Mark}, []rune("[agent:"), []rune("[batch]"), []rune("[
 // maxBlank is how many spaces and tabs at the start of a line are looked past: a line indented
 // by a few columns still reads like one of rlm's.
 const maxBlank = 8
+
+// maxMarks is how many combining marks within the start of a line are passed over.
+const maxMarks = 16
 
 // lookAlike maps a character to the one it reads as, where the two are hard to tell apart in a
 // terminal: the marks that read like Mark, and the letters and colons of other scripts that
@@ -45,22 +49,30 @@ func skeleton(r rune) rune {
 
 // ownStart reports whether the line that s begins starts like one of rlm's own lines: at is the
 // offset in s of its first character after up to maxBlank spaces and tabs, -1 when it does not.
-// more is true when s ends before that is known (never when final: the text ends there).
+// Combining marks are passed over (up to maxMarks): an accent a font draws faintly does not
+// make "[agent:" read differently. more is true when s ends before that is known (never when
+// final: the text ends there).
 func ownStart(s string, final bool) (at int, more bool) {
 	at = 0
 	for at < len(s) && at < maxBlank && (s[at] == ' ' || s[at] == '\t') {
 		at++
 	}
-	open := ownStarts // the starts s may still begin
-	for i, k := at, 0; len(open) > 0; k++ {
+	open, marks := ownStarts, 0 // the starts s may still begin
+	for i, k := at, 0; len(open) > 0; {
 		if i == len(s) || !utf8.FullRuneInString(s[i:]) {
 			return -1, !final
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		c := skeleton(r)
+		i += n
+		if k > 0 && unicode.In(r, unicode.Mn, unicode.Me) {
+			if marks++; marks > maxMarks {
+				return -1, false
+			}
+			continue
+		}
 		var still [][]rune
 		for _, o := range open {
-			if o[k] == c {
+			if o[k] == skeleton(r) {
 				if k+1 == len(o) {
 					return at, false
 				}
@@ -68,7 +80,7 @@ func ownStart(s string, final bool) (at int, more bool) {
 			}
 		}
 		open = still
-		i += n
+		k++
 	}
 	return -1, false
 }

@@ -78,6 +78,7 @@ var hostile = []struct{ name, in, want string }{
 	{"Cyrillic letters", "[\u0430g\u0435nt:rlm] ok", `\x5b` + "\u0430g\u0435nt:rlm] ok"},
 	{"fullwidth bracket", "\uff3bagent:rlm] ok", `\uff3bagent:rlm] ok`},
 	{"Armenian colon", "rlm\u0589 x", `\x72lm` + "\u0589 x"},
+	{"combining marks inside", "[a\u0332g\u0332ent:rlm] ok\nr\u0307lm: x", `\x5b` + "a\u0332g\u0332ent:rlm] ok\n" + `\x72` + "\u0307lm: x"},
 	{"a forged line after a separator", "a\u2028\u226b FINAL: 1", `a\u2028` + "\u226b FINAL: 1"},
 }
 
