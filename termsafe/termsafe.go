@@ -5,119 +5,77 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // Mark begins rlm's own lines in the REPL. String escapes it, so untrusted text never holds it.
 const Mark = '⟫'
 
-// escapes reports whether r (a decoded rune, or utf8.RuneError for a bad byte) is escaped.
-func escapes(r rune) bool {
-	switch {
-	case r < 0x20:
-		return r != '\t' && r != '\n'
-	case r < 0x7f:
-		return false
-	case r <= 0x9f: // DEL and C1
-		return true
-	}
-	switch r {
-	case 0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
-		0x2066, 0x2067, 0x2068, 0x2069, Mark:
-		return true
-	}
-	return false
-}
+// Indent begins each line of a message after its first (see Message and NewMessageWriter): a
+// line of text from a cell or a model in one of rlm's messages never starts at column 0, where
+// rlm's own lines start.
+const Indent = "  | "
 
-// String returns s with every character a terminal would act on escaped (see the package doc).
-// Text with nothing to escape is returned as it is, without copying.
+// String returns s with every character a terminal would act on, or that shows nothing,
+// escaped, and the first character of a line that starts like one of rlm's own lines escaped
+// (see the package doc). Text with nothing to escape is returned as it is, without copying.
 func String(s string) string {
 	if clean(s) {
 		return s
 	}
+	st := state{bol: true}
+	return st.all(s)
+}
+
+// Message returns s escaped as String does, for one of rlm's own messages: every line after the
+// first begins with Indent.
+func Message(s string) string {
+	st := state{bol: true, indent: Indent}
+	return st.all(s)
+}
+
+func (st *state) all(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	appendEscaped(&b, s)
+	st.escape(&b, s, true)
 	return b.String()
 }
 
-// clean reports whether s needs no escape at all.
+// clean reports whether s is printable ASCII, tabs and newlines, with no line that starts like
+// one of rlm's own lines.
 func clean(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c >= 0x7f {
-			return cleanSlow(s[i:])
-		}
-	}
-	return true
-}
-
-func cleanSlow(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
-				return false
-			}
-		}
-		if escapes(r) {
 			return false
 		}
 	}
-	return true
-}
-
-// appendEscaped writes s escaped; a '\r' is kept only directly before a '\n'.
-func appendEscaped(b *strings.Builder, s string) {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(b, `\x%02x`, s[i])
-		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
-			b.WriteByte('\r')
-		case !escapes(r):
-			b.WriteString(s[i : i+n])
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(c0Escape(byte(r)))
-		default:
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
-		i += n
-	}
-}
-
-func c0Escape(c byte) string {
-	switch c {
-	case '\a':
-		return `\a`
-	case '\b':
-		return `\b`
-	case '\f':
-		return `\f`
-	case '\r':
-		return `\r`
-	case '\v':
-		return `\v`
-	}
-	return fmt.Sprintf(`\x%02x`, c)
+	return !startsOwn(s)
 }
 
 // JSON escapes, in JSON text, the characters String escapes that encoding/json writes as they
-// are (DEL, C1, the bidi controls, Mark), as "\u009b"-style JSON escapes: the result decodes
-// to the same values. json.Marshal already escapes the other C0 controls and replaces invalid
-// UTF-8, and every such character can only occur inside a JSON string.
+// are (DEL, C1, the format controls, separators and other invisible characters, Mark), as
+// "\u009b"-style JSON escapes (a surrogate pair beyond U+FFFF): the result decodes to the same
+// values. json.Marshal already escapes the other C0 controls and replaces invalid UTF-8, every
+// such character can only occur inside a JSON string, and no line of indented JSON starts with
+// text from a string, so nothing else needs escaping.
 func JSON(b []byte) []byte {
-	if clean(string(b)) {
+	s := string(b)
+	if clean(s) {
 		return b
 	}
 	var out strings.Builder
 	out.Grow(len(b) + 16)
-	s := string(b)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if escapes(r) && r >= 0x7f { // an invalid byte (never in encoding/json's output) too
-			fmt.Fprintf(&out, `\u%04x`, r)
-		} else {
+		switch {
+		case r < 0x7f || !escapes(r): // an invalid byte (never in encoding/json's output) too
 			out.WriteString(s[i : i+n])
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, `\u%04x\u%04x`, hi, lo)
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
 		}
 		i += n
 	}
@@ -125,53 +83,42 @@ func JSON(b []byte) []byte {
 }
 
 // Writer escapes what is written to it (see String) and writes it to the writer under it. It is
-// safe for concurrent use; each Write is escaped and written whole. An incomplete UTF-8
-// sequence or a '\r' at the end of a Write waits for the next one (it may continue there);
-// Flush writes it out.
+// safe for concurrent use; each Write is escaped and written whole, except for its end when the
+// next Write may change how it is escaped (a UTF-8 sequence cut short, a '\r', a joiner, the
+// start of a line): that waits for the next Write, and Flush writes it out.
 type Writer struct {
 	mu   sync.Mutex
 	w    io.Writer
 	pend []byte
+	st   state
 }
 
-// NewWriter returns a Writer that writes escaped text to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+// NewWriter returns a Writer that writes escaped text to w: for a stream that carries text from
+// a cell or a model as it is (stdout: a cell's output, an answer).
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, st: state{bol: true}} }
+
+// NewMessageWriter returns a Writer for a stream of rlm's own lines (stderr: progress, notes,
+// errors), each written by one Write that starts a line: a line that begins inside a Write is
+// part of the message, and begins with Indent. So text from a cell or a model that a message
+// quotes (the code and output --verbose shows, an error) never starts a line there.
+func NewMessageWriter(w io.Writer) *Writer {
+	return &Writer{w: w, st: state{bol: true, indent: Indent}}
+}
 
 // Write escapes p and writes it. It returns len(p) when the escaped text was written.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := string(w.pend) + string(p)
-	w.pend = w.pend[:0]
-	keep := holdBack(s)
+	w.st.own = w.st.indent != "" && w.st.bol && len(w.pend) == 0 // a message starts
 	var b strings.Builder
-	appendEscaped(&b, s[:len(s)-keep])
-	w.pend = append(w.pend, s[len(s)-keep:]...)
+	b.Grow(len(s) + 16)
+	took := w.st.escape(&b, s, false)
+	w.pend = append(w.pend[:0], s[took:]...)
 	if _, err := io.WriteString(w.w, b.String()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// holdBack is the length of the tail of s that may continue in the next write: a '\r', or the
-// start of a UTF-8 sequence cut short.
-func holdBack(s string) int {
-	if strings.HasSuffix(s, "\r") {
-		return 1
-	}
-	for n := 1; n <= utf8.UTFMax-1 && n <= len(s); n++ {
-		c := s[len(s)-n]
-		if c < 0x80 {
-			return 0
-		}
-		if utf8.RuneStart(c) {
-			if !utf8.FullRuneInString(s[len(s)-n:]) {
-				return n
-			}
-			return 0
-		}
-	}
-	return 0
 }
 
 // Flush writes out what a Write held back, escaped as the end of the text.
@@ -186,7 +133,7 @@ func (w *Writer) flushLocked() error {
 		return nil
 	}
 	var b strings.Builder
-	appendEscaped(&b, string(w.pend))
+	w.st.escape(&b, string(w.pend), true)
 	w.pend = w.pend[:0]
 	_, err := io.WriteString(w.w, b.String())
 	return err
@@ -200,6 +147,9 @@ func (t trusted) Write(p []byte) (int, error) {
 	defer t.w.mu.Unlock()
 	if err := t.w.flushLocked(); err != nil {
 		return 0, err
+	}
+	if len(p) > 0 {
+		t.w.st = state{bol: p[len(p)-1] == '\n', indent: t.w.st.indent}
 	}
 	return t.w.w.Write(p)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/termsafe"
@@ -29,6 +30,56 @@ var hostile = []struct{ name, in, want string }{
 	{"truncated UTF-8", "caf\xc3", `caf\xc3`},
 	{"valid non-ASCII", "café ☕ 日本 \u00a0", "café ☕ 日本 \u00a0"},
 	{"BEL BS FF VT", "\a\b\f\v", `\a\b\f\v`},
+
+	// Characters that show nothing or break a line where an editor or a log viewer reads text.
+	{"zero-width space", "a\u200bb", `a\u200bb`},
+	{"zero-width non-joiner after ASCII", "a\u200cb", `a\u200cb`},
+	{"zero-width joiner between Latin letters", "r\u200dlm", `r\u200dlm`},
+	{"bidi marks", "\u200e\u200f\u061c", `\u200e\u200f\u061c`},
+	{"word joiner, invisible operators", "x\u2060\u2061\u2062\u2063\u2064", `x\u2060\u2061\u2062\u2063\u2064`},
+	{"byte order mark", "\ufeffhi", `\ufeffhi`},
+	{"soft hyphen", "in\u00advisible", `in\u00advisible`},
+	{"line separator", "a\u2028b", `a\u2028b`},
+	{"paragraph separator", "a\u2029b", `a\u2029b`},
+	{"tag characters", "hi\U000e0041\U000e0042\U000e007f", `hi\U000e0041\U000e0042\U000e007f`},
+	{"tag block, unassigned", "\U000e0000\U000e0002", `\U000e0000\U000e0002`},
+	{"variation selector after ASCII", "r\ufe0flm", `r\ufe0flm`},
+	{"variation selector at the start", "\ufe0e", `\ufe0e`},
+	{"variation selector supplement after ASCII", "a\U000e0100", `a\U000e0100`},
+	{"Mongolian selectors", "x\u180b\u180e\u180f", `x\u180b\u180e\u180f`},
+	{"Hangul fillers", "\u3164\u115f\u1160\uffa0", `\u3164\u115f\u1160\uffa0`},
+	{"blank-looking", "a\u034fb\u17b4\u17b5\u2800", `a\u034fb\u17b4\u17b5\u2800`},
+	{"interlinear annotation", "\ufff9a\ufffab\ufffb", `\ufff9a\ufffab\ufffb`},
+	{"joiner at the end", "\U0001f469\u200d", "\U0001f469" + `\u200d`},
+
+	// Ordinary text, and the invisible characters that are part of it, kept.
+	{"accents, CJK, Greek, Cyrillic", "café naïve 日本語のテキスト Ελληνικά русский 한국어", "café naïve 日本語のテキスト Ελληνικά русский 한국어"},
+	{"emoji presentation", "\u26a0\ufe0f careful \u2764\ufe0f", "\u26a0\ufe0f careful \u2764\ufe0f"},
+	{"keycap", "1\ufe0f\u20e3 #\ufe0f\u20e3", "1\ufe0f\u20e3 #\ufe0f\u20e3"},
+	{"emoji ZWJ sequence", "\U0001f469\u200d\U0001f4bb \U0001f9d1\U0001f3fd\u200d\U0001f680", "\U0001f469\u200d\U0001f4bb \U0001f9d1\U0001f3fd\u200d\U0001f680"},
+	{"ZWJ after VS16", "\u2764\ufe0f\u200d\U0001f525", "\u2764\ufe0f\u200d\U0001f525"},
+	{"Persian ZWNJ", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"},
+	{"Devanagari ZWJ", "\u0915\u094d\u200d\u0937", "\u0915\u094d\u200d\u0937"},
+	{"ideographic variation", "\u845b\U000e0100", "\u845b\U000e0100"},
+	{"guillemets inside a line", "il a dit « oui » et 》 读《三体》 ≫ 1", "il a dit « oui » et 》 读《三体》 ≫ 1"},
+	{"not at the start of a line", "see [agent:rlm] and rlm: here", "see [agent:rlm] and rlm: here"},
+	{"markdown link, doctest, shouting", "[agent docs](x)\n>>> x\n>> y\nRLM: z\n[batch job]", "[agent docs](x)\n>>> x\n>> y\nRLM: z\n[batch job]"},
+	{"indented past 8", "         \u226b FINAL: 42", "         \u226b FINAL: 42"},
+
+	// Lines that start like rlm's own: the first character is escaped.
+	{"mark look-alike ≫", "\u226b FINAL: 42", `\u226b FINAL: 42`},
+	{"mark look-alike 》", "\u300b FINAL: 42", `\u300b FINAL: 42`},
+	{"mark look-alike », second line", "ok\n\u00bb FINAL: 42", "ok\n" + `\u00bb FINAL: 42`},
+	{"mark look-alikes, indented", "   \u203a a\n\t\u276f b\n\u22d9 c\n\uff1e d", "   " + `\u203a a` + "\n\t" + `\u276f b` + "\n" + `\u22d9 c` + "\n" + `\uff1e d`},
+	{"German quote opening a line", "\u00bbZitat\u00ab", `\u00bbZitat` + "\u00ab"},
+	{"progress line", "[agent:rlm] finished: ANSWERED", `\x5bagent:rlm] finished: ANSWERED`},
+	{"rlm message, after CRLF", "x\r\nrlm: warning: isolation is full", "x\r\n" + `\x72lm: warning: isolation is full`},
+	{"batch and worker lines", "[batch] 3/3 done\n  [worker] ok", `\x5bbatch] 3/3 done` + "\n  " + `\x5bworker] ok`},
+	{"Cyrillic letters", "[\u0430g\u0435nt:rlm] ok", `\x5b` + "\u0430g\u0435nt:rlm] ok"},
+	{"fullwidth bracket", "\uff3bagent:rlm] ok", `\uff3bagent:rlm] ok`},
+	{"Armenian colon", "rlm\u0589 x", `\x72lm` + "\u0589 x"},
+	{"combining marks inside", "[a\u0332g\u0332ent:rlm] ok\nr\u0307lm: x", `\x5b` + "a\u0332g\u0332ent:rlm] ok\n" + `\x72` + "\u0307lm: x"},
+	{"a forged line after a separator", "a\u2028\u226b FINAL: 1", `a\u2028` + "\u226b FINAL: 1"},
 }
 
 func TestString(t *testing.T) {
@@ -98,18 +149,42 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-// inert reports the first terminal-active thing in s, or "".
+// lookAlikes are characters that read like termsafe.Mark, listed here apart from the package's.
+var lookAlikes = "\u27eb\u226b\u22d9\u00bb\u203a\u300b\u3009\u27e9\u232a\u276f\u2771\uff1e\ufe65"
+
+// inert reports the first terminal-active, invisible or forging thing in s, or "".
 func inert(s string) string {
 	if !utf8.ValidString(s) {
 		return "invalid UTF-8"
 	}
+	prev := rune('\n')
 	for i, r := range s {
 		switch {
 		case r == '\r' && strings.HasPrefix(s[i:], "\r\n"):
 		case r < 0x20 && r != '\t' && r != '\n', r >= 0x7f && r <= 0x9f:
 			return "control character"
-		case r == 0x202e || r == 0x2066 || r == termsafe.Mark:
-			return "bidi control or mark"
+		case r == termsafe.Mark:
+			return "mark"
+		case r == 0x200c || r == 0x200d || unicode.Is(unicode.Variation_Selector, r):
+			if prev < 0x80 && !(r == 0xfe0f && strings.HasPrefix(s[i+3:], "\u20e3")) {
+				return "joiner or selector after ASCII or at a line start"
+			}
+		case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp), r >= 0xe0000 && r <= 0xe007f:
+			return "invisible character"
+		}
+		prev = r
+	}
+	for _, line := range strings.Split(s, "\n") {
+		for k := 0; k < 8 && line != "" && (line[0] == ' ' || line[0] == '\t'); k++ {
+			line = line[1:] // rlm's lines are told apart up to 8 columns in
+		}
+		for _, own := range []string{"[agent:", "[batch]", "[worker]", "rlm:"} {
+			if strings.HasPrefix(line, own) {
+				return "a line starts like rlm's: " + own
+			}
+		}
+		if r, _ := utf8.DecodeRuneInString(line); r != utf8.RuneError && strings.ContainsRune(lookAlikes, r) {
+			return "a line starts with a look-alike of the mark"
 		}
 	}
 	return ""
@@ -119,10 +194,16 @@ func FuzzString(f *testing.F) {
 	for _, tc := range hostile {
 		f.Add(tc.in, uint8(3))
 	}
+	for _, tc := range messages {
+		f.Add(strings.Join(tc.writes, ""), uint8(len(tc.writes[0])))
+	}
 	f.Fuzz(func(t *testing.T, s string, cut uint8) {
 		got := termsafe.String(s)
 		if why := inert(got); why != "" {
 			t.Fatalf("String(%q) = %q: %s", s, got, why)
+		}
+		if m := termsafe.Message(s); inert(m) != "" {
+			t.Fatalf("Message(%q) = %q: %s", s, m, inert(m))
 		}
 		var buf bytes.Buffer
 		w := termsafe.NewWriter(&buf)
@@ -134,4 +215,47 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("Writer cut at %d wrote %q, String gives %q", c, buf.String(), got)
 		}
 	})
+}
+
+// messages are rlm's own messages on stderr, each one Write, that quote a cell or a model: the
+// first line of a Write is rlm's (left as it is), every later line is indented, and escaped.
+var messages = []struct {
+	name   string
+	writes []string
+	want   string
+}{
+	{"one line each", []string{"[agent:rlm] iteration 1: 1 cell\n", "rlm: code: x\n"}, "[agent:rlm] iteration 1: 1 cell\nrlm: code: x\n"},
+	{"verbose cell", []string{"[agent:rlm] cell 1.1:\nprint(1)\n--- output ---\n1\n", "[agent:rlm] next\n"},
+		"[agent:rlm] cell 1.1:\n  | print(1)\n  | --- output ---\n  | 1\n[agent:rlm] next\n"},
+	{"forged progress line", []string{"rlm: code: oops\n[agent:rlm] finished: ANSWERED\n"}, "rlm: code: oops\n  | " + `\x5bagent:rlm] finished: ANSWERED` + "\n"},
+	{"look-alike and invisible", []string{"rlm: x\n\u226b FINAL: 1\u200b\n"}, "rlm: x\n  | " + `\u226b FINAL: 1\u200b` + "\n"},
+	{"empty lines, no end", []string{"rlm: a\n\n\nb"}, "rlm: a\n  | \n  | \n  | b"},
+	{"a line begun in one Write, ended in the next", []string{"rlm: a\nrl", "m: b\n"}, "rlm: a\n  | " + `\x72lm: b` + "\n"},
+}
+
+func TestMessageWriter(t *testing.T) {
+	for _, tc := range messages {
+		var buf bytes.Buffer
+		w := termsafe.NewMessageWriter(&buf)
+		for _, p := range tc.writes {
+			w.Write([]byte(p))
+		}
+		w.Flush()
+		if got := buf.String(); got != tc.want {
+			t.Errorf("%s: wrote %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestMessage: Message escapes the first line too (the text goes after rlm's own mark).
+func TestMessage(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"error (code): boom\nrlm: files written in this session are in /tmp/x", "error (code): boom\n  | " + `\x72lm: files written in this session are in /tmp/x`},
+		{"\u00bb FINAL: 1\n2", `\u00bb FINAL: 1` + "\n  | 2"},
+		{"FINAL: 7", "FINAL: 7"},
+	} {
+		if got := termsafe.Message(tc.in); got != tc.want {
+			t.Errorf("Message(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

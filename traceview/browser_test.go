@@ -40,6 +40,25 @@ func chromium(t *testing.T) string {
 // in a fresh profile, and returns its stdout and how long it took.
 func browse(t *testing.T, bin, page, hash string, args ...string) (string, time.Duration) {
 	t.Helper()
+	out, _, took := chrome(t, bin, page, hash, args...)
+	return out, took
+}
+
+// consoleLine is a message the page wrote to the console as Chromium logs it on stderr, e.g.
+// `[…:INFO:CONSOLE:376] "Uncaught TypeError: …", source: file:///…/page.html (376)`.
+var consoleLine = regexp.MustCompile(`(?m)^\[[^\]]*:CONSOLE(?:\(\d+\))?:?\d*\] .*$`)
+
+// browseConsole dumps the page's DOM and returns it with every console message of the page:
+// an uncaught error, a refused resource (the CSP) or anything else the page logged. The viewer
+// logs nothing, so any message is a fault.
+func browseConsole(t *testing.T, bin, page, hash string) (string, []string) {
+	t.Helper()
+	out, errs, _ := chrome(t, bin, page, hash, "--dump-dom", "--enable-logging=stderr", "--v=0")
+	return out, consoleLine.FindAllString(errs, -1)
+}
+
+func chrome(t *testing.T, bin, page, hash string, args ...string) (string, string, time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	abs, err := filepath.Abs(page)
@@ -56,7 +75,7 @@ func browse(t *testing.T, bin, page, hash string, args ...string) (string, time.
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, tail(errb.String(), 2000))
 	}
-	return out.String(), time.Since(start)
+	return out.String(), errb.String(), time.Since(start)
 }
 
 func tail(s string, n int) string {
@@ -146,7 +165,10 @@ func TestBrowserHostile(t *testing.T) {
 	page := filepath.Join(dir, "hostile.html")
 	writePage(t, hostileTrace(t, dir), page)
 	for _, hash := range []string{"#all", ""} {
-		dom, _ := browse(t, bin, page, hash, "--dump-dom")
+		dom, console := browseConsole(t, bin, page, hash)
+		if len(console) > 0 {
+			t.Errorf("page %s logged %d messages, want none: %s", hash, len(console), strings.Join(console, "\n"))
+		}
 		// Trace text is escaped in the dump (&lt;…), so data-pwned= inside a tag is a payload
 		// that ran; a changed title is one that ran too.
 		if m := pwned.FindString(dom); m != "" {

@@ -18,7 +18,10 @@
 //     browser never runs, encoded with <, >, &, U+2028 and U+2029 escaped, so no content can
 //     close the block or open markup; the title is HTML-escaped;
 //   - puts trace content in the document only as text (textContent), never as markup, and
-//     never as a URL.
+//     never as a URL;
+//   - never uses a trace string as the key of a plain object: the script's tables have no
+//     prototype, so a language, role or fence tag named "constructor" or "__proto__" finds
+//     nothing of Object.prototype.
 //
 // # Large traces
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,84 @@ func writePage(t *testing.T, trace, out string) {
 	defer f.Close()
 	if err := RenderFile(f, trace); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// protoKeys are the names a plain JavaScript object answers for without holding them, the
+// properties of Object.prototype: a trace string used as the key of such an object finds them.
+var protoKeys = []string{"constructor", "__proto__", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
+	"isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
+
+// protoTrace writes a trace of two iterations in which every string is key: the language, the
+// question, models, roles, error kinds, variable names and types, the status, the fence tag of
+// the response's code and the names in the code.
+func protoTrace(t *testing.T, dir, key string) string {
+	t.Helper()
+	path := filepath.Join(dir, trace.FileName(time.Now(), "proto"))
+	w, err := trace.Create(path, trace.Metadata{RootModel: key, TaskID: key, Lang: key, Question: key, Backend: key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := fmt.Sprintf("%s(%s)\nx.%s = %s\n", key, key, key, key)
+	fenced := fmt.Sprintf("%s\n```%s\n%s %s\n```\n```%s %s\n%s\n```\n", key, key, key, key, key, key, key)
+	for range 2 {
+		it := trace.Iteration{Prompt: []trace.Message{{Role: key, Content: key}, {Role: "user", Content: key}}, Response: fenced + code,
+			FinalAnswer: &key, Time: time.Second,
+			CodeBlocks: []trace.CodeBlock{{Code: code, Stdout: key, Stderr: key,
+				Locals: []trace.Var{{Name: key, Type: key, Repr: key}}, Final: &key, ErrKind: fault.Kind(key), ErrMsg: key,
+				SubCalls: []trace.SubCall{{Model: key, Prompt: key, Response: key}, {Model: key, Prompt: key, Error: key}}}}}
+		if err := w.Iteration(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(trace.Outcome{Status: key, Answer: key, ErrKind: fault.Kind(key), ErrMsg: key}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return path
+}
+
+// TestBrowserPrototypeKeys renders, for each property name of Object.prototype, a trace whose
+// every string is that name: each page draws every iteration and logs no error. (The first
+// screen alone, "#i1", draws an iteration with the same code.)
+func TestBrowserPrototypeKeys(t *testing.T) {
+	bin := chromium(t)
+	for _, key := range protoKeys {
+		t.Run(key, func(t *testing.T) {
+			dir := t.TempDir()
+			page := filepath.Join(dir, "proto.html")
+			writePage(t, protoTrace(t, dir, key), page)
+			dom, console := browseConsole(t, bin, page, "#all")
+			if len(console) > 0 {
+				t.Errorf("the page logged %d messages, want none: %s", len(console), strings.Join(console, "\n"))
+			}
+			for _, want := range []string{`data-all-rendered="2"`, `id="iteration-1"`, `id="iteration-2"`,
+				`<span class="k">language</span><span class="v">` + key + `</span>`, `<td class="name">` + key + `</td>`,
+				`<span class="model">` + key + `</span>`, `<span class="tag bad">` + key + `</span>`} {
+				if !strings.Contains(dom, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+		})
+	}
+}
+
+// TestScriptInert reads view.js for what could make trace content markup, code, a link or a
+// request, and for plain objects used as tables: a trace string looked up in one ({}, the in
+// operator, for-in) finds Object.prototype's properties. Tables are table() and read with own().
+func TestScriptInert(t *testing.T) {
+	for _, tc := range []struct {
+		what string
+		re   *regexp.Regexp
+	}{
+		{"markup made from a string", regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser`)},
+		{"code made from a string", regexp.MustCompile(`\beval\b|new Function|set(?:Timeout|Interval)\(\s*['"]`)},
+		{"a link, a resource or a handler", regexp.MustCompile(`\.(?:href|src|action|srcdoc)\s*=|setAttribute\(\s*['"](?:href|src|style|on)|fetch\(|XMLHttpRequest|\.open\(`)},
+		{"a plain object as a table (use table())", regexp.MustCompile(`=\s*\{\s*\}`)},
+		{"the in operator or for-in (use own() or Object.keys)", regexp.MustCompile(`\w+\s+in\s+\w+\s*\)`)},
+	} {
+		if got := tc.re.FindAllString(script, -1); len(got) > 0 {
+			t.Errorf("view.js has %s: %q, want none", tc.what, got)
+		}
 	}
 }

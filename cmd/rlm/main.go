@@ -70,10 +70,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // run is the command line. Everything it writes goes through termsafe, so text from a cell or
-// a model (output, answers, error messages that quote them) reaches the terminal inert; rlm's
-// own marked lines, JSON and --raw answers go through termsafe.Raw.
+// a model (output, answers, error messages that quote them) reaches the terminal inert and
+// cannot start a line that reads like rlm's; rlm's own marked lines, JSON and --raw answers go
+// through termsafe.Raw. Every line on stderr is one of rlm's messages: the lines a message
+// quotes are indented (termsafe.NewMessageWriter).
 func run(args []string, stdout, stderr io.Writer) int {
-	out, errw := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	out, errw := termsafe.NewWriter(stdout), termsafe.NewMessageWriter(stderr)
 	defer out.Flush()
 	defer errw.Flush()
 	return runSafe(args, out, errw)

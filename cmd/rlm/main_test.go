@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -121,6 +122,8 @@ func activeBytes(b []byte) string {
 			return fmt.Sprintf("C1 control %U at offset %d", r, i)
 		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
 			return fmt.Sprintf("bidi control %U at offset %d", r, i)
+		case r != 0x200c && r != 0x200d && unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp), r >= 0xe0000 && r <= 0xe007f:
+			return fmt.Sprintf("invisible character %U at offset %d", r, i) // joiners: as part of emoji and scripts
 		}
 	}
 	return ""

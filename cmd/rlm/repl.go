@@ -196,10 +196,11 @@ const (
 )
 
 // say writes one of rlm's own lines: termsafe.Mark first, then the text with everything from a
-// cell or a model in it escaped, and on a terminal in a style of its own. A cell's output is
-// escaped too, so it can hold neither the mark nor a style: it cannot pass for such a line.
+// cell or a model in it escaped, its lines after the first indented, and on a terminal in a
+// style of its own. A cell's output is escaped too, so it can hold neither the mark, nor a
+// look-alike at the start of a line, nor a style: it cannot pass for such a line.
 func (sh *shell) say(w io.Writer, style, format string, args ...any) {
-	text := termsafe.String(fmt.Sprintf(format, args...))
+	text := termsafe.Message(fmt.Sprintf(format, args...))
 	if sh.styled {
 		fmt.Fprintf(termsafe.Raw(w), "\x1b[%sm%c %s\x1b[0m\n", style, termsafe.Mark, text)
 		return

@@ -1,21 +1,26 @@
 // rlm trace viewer. Everything shown comes from the JSON blocks of this page and is put in the
 // document as text (textContent, attribute values of SVG shapes computed here): no markup is
 // built from strings, no link is made, nothing is evaluated. The index is read at once; an iteration's block when it is shown.
+// No string from the trace is ever a key of a plain object: every table the script looks one up
+// in has no prototype (table()) and is read with own(), so a trace whose language, role, code or
+// fence tag is "constructor", "__proto__" or "toString" finds nothing of Object.prototype.
 (function () {
   'use strict';
 
   var TEXT_LINES = 40, TEXT_CHARS = 4000; // a longer text is shown cut, with a button for the rest
   var CODE_LINES = 400;
 
+  function table() { return Object.create(null); }
+  function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
+
   var ix = JSON.parse(document.getElementById('rlm-index').textContent);
   var its = ix.iterations;
-  var cache = {};
-  var lang = ix.meta.lang || 'python'; // the reference's REPL is Python
+  var cache = table();
   var app = document.getElementById('app');
   var selected = 0, detailBox = null, rows = [];
 
   function detail(n) {
-    if (!(n in cache)) {
+    if (!own(cache, n)) {
       var node = document.getElementById('rlm-it-' + n);
       cache[n] = node ? JSON.parse(node.textContent) : null;
     }
@@ -44,7 +49,7 @@
   var SVG = 'http://www.w3.org/2000/svg';
   function svg(tag, attrs) {
     var e = document.createElementNS(SVG, tag);
-    for (var k in attrs) e.setAttribute(k, String(attrs[k]));
+    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
     return e;
   }
 
@@ -123,22 +128,26 @@
     }
   };
   var API = 'context peek search count chunk text length llm_query llm_query_batched rlm_query rlm_query_batched FINAL FINAL_VAR SHOW_VARS print read_file list_dir file_info grep write_file answer';
-  var sets = {};
+  var sets = table();
   function wordSet(s) {
-    var o = Object.create(null);
+    var o = table();
     s.split(' ').forEach(function (w) { o[w] = true; });
     return o;
   }
   Object.keys(WORDS).forEach(function (l) {
     sets[l] = { k: wordSet(WORDS[l].k), t: wordSet(WORDS[l].t), b: wordSet(WORDS[l].b + ' ' + API) };
   });
-  function langOf(tag) {
-    tag = (tag || '').toLowerCase();
-    if (tag === 'go' || tag === 'golang') return 'go';
-    if (tag === 'js' || tag === 'javascript' || tag === 'ts' || tag === 'typescript') return 'js';
-    if (tag === 'py' || tag === 'python') return 'python';
-    return sets[lang] ? lang : 'python';
+  var NAMES = table(); // a language's names, as a trace or a fence tag writes them
+  [['go', 'go golang'], ['js', 'js javascript ts typescript'], ['python', 'py python']].forEach(function (p) {
+    p[1].split(' ').forEach(function (name) { NAMES[name] = p[0]; });
+  });
+  // langName is the language that name stands for, else dflt.
+  function langName(name, dflt) {
+    name = String(name || '').toLowerCase();
+    return own(NAMES, name) ? NAMES[name] : dflt;
   }
+  var lang = langName(ix.meta.lang, 'python'); // the run's language; the reference's REPL is Python
+  function langOf(tag) { return langName(tag, lang); }
 
   var RE = {
     space: /\s+/y,
@@ -200,9 +209,9 @@
       }
       if ((t = match(RE.ident, code, i))) {
         var cls = '';
-        if (w.k[t]) cls = 'k';
-        else if (w.b[t]) cls = 'b';
-        else if (w.t[t]) cls = 't';
+        if (own(w.k, t)) cls = 'k';
+        else if (own(w.b, t)) cls = 'b';
+        else if (own(w.t, t)) cls = 't';
         else if (code.charAt(i + t.length) === '(') cls = 'f';
         push(cls, t);
         continue;
@@ -468,7 +477,7 @@
       if (its[mid].m0 <= id) lo = mid; else hi = mid - 1;
     }
     var d = detail(lo + 1);
-    return d ? d.msgs[id - its[lo].m0] : { role: '?', content: '(missing)' };
+    return (d && d.msgs[id - its[lo].m0]) || { role: '?', content: '(missing)' };
   }
 
   function messageView(m, old) {
