@@ -299,7 +299,8 @@ type Review struct {
 // Trust records the project file o.ProjectFile ("" = ./rlm.toml) as trusted in the trust store
 // (o.TrustStore), as its content is now, and returns what it sets that needs trust (judged
 // against the user file and the defaults). The file is read once: the bytes reviewed are the
-// bytes hashed. A file that does not load (a bad key or value) is not recorded.
+// bytes hashed. A file that does not load over the user file (a bad key or value, a model
+// naming no backend) is not recorded.
 func Trust(o Options) (Review, error) {
 	getenv := o.getenv()
 	path, storePath := o.projectFile(), o.trustStore(getenv)
@@ -321,6 +322,10 @@ func Trust(o Options) (Review, error) {
 		return Review{}, err
 	}
 	r := Review{Path: path, Real: realPath(path), SHA256: sha256Hex(data), Claims: c.claims(f)}
+	c.apply(f, Source{Origin: Project, Name: path})
+	if err := c.check(); err != nil {
+		return r, err
+	}
 	s, err := readStore(storePath)
 	if err != nil {
 		return r, err
