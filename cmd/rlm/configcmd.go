@@ -97,7 +97,7 @@ func newConfigCmd() *cobra.Command {
 	var cf configFlags
 	var asJSON, keys bool
 	cmd := &cobra.Command{
-		Use:   "config [--json] [--keys] [flags] | config trust [FILE] | config untrust [FILE]",
+		Use:   "config [--json] [--keys] [flags]",
 		Short: "Print the effective configuration and where each value came from; trust a project file",
 		Long: `Config prints the configuration a run would use: every limit and budget, the models and
 backends, each with where its value came from: a flag, an environment variable, the project
