@@ -188,6 +188,10 @@ price_out = 5
 		t.Fatal(err)
 	}
 	env := map[string]string{"SUB_KEY": "sk-ant-api03-CONFtestKEY0123456789abcdefghijklmnopqrstuvwxyz", "RLM_HOME": dir}
+	// It names backends and models: the user trusts it first (its record goes to RLM_HOME).
+	if _, err := config.Trust(config.Options{ProjectFile: project, UserFile: filepath.Join(dir, "none.toml"), Getenv: func(k string) string { return env[k] }}); err != nil {
+		t.Fatal(err)
+	}
 	c, err := config.Load(config.Options{ProjectFile: project, UserFile: filepath.Join(dir, "none.toml"),
 		Getenv: func(k string) string { return env[k] }, Flags: map[string]string{"max-calls": "41"}})
 	if err != nil {

@@ -38,13 +38,13 @@ func resolve(opts Options) (settings, error) {
 	if s.files, err = files.Contexts(s.Files, "file"); err != nil {
 		return s, &OptionError{"Files", err}
 	}
-	if s.Workspace != "" {
-		if s.ws.Dir, err = files.Dir(s.Workspace, "workspace"); err != nil {
-			return s, &OptionError{"Workspace", err}
-		}
-	}
 	if s.Home == "" {
 		s.Home = guard.Home()
+	}
+	if s.Workspace != "" {
+		if s.ws.Dir, err = files.Dir(s.Workspace, s.Home, "workspace"); err != nil {
+			return s, &OptionError{"Workspace", err}
+		}
 	}
 	if s.Timeout <= 0 {
 		s.Timeout = defaultTimeout

@@ -27,8 +27,9 @@ type Options struct {
 	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm.
 	Home string
 	// Workspace is the only directory the code may write (write_file), an existing one that
-	// is never changed otherwise; "" = a new directory under Home/work, removed at the end when
-	// the code wrote nothing (Result.Workspace names it when it did).
+	// is never changed otherwise and lies outside Home (neither Home, nor a directory holding
+	// it, nor inside it but below Home/work); "" = a new directory under Home/work, removed at
+	// the end when the code wrote nothing (Result.Workspace names it when it did).
 	Workspace string
 	Roots     []string // more directories the file tools may read
 
@@ -278,7 +279,7 @@ type SessionOptions struct {
 	// Workspace is as Options.Workspace: "" = a new directory under Home/work, removed by
 	// Close when nothing was written to it.
 	Workspace     string
-	Home          string        // "" = $RLM_HOME, else ~/.rlm (only for the default workspace)
+	Home          string        // "" = $RLM_HOME, else ~/.rlm (the default workspace's parent; Workspace lies outside it)
 	Limits        Limits        // per call, per cell and per session caps
 	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
 	Quota         Quota         // what write_file may leave in the workspace (256 MiB, 10,000 entries)

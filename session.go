@@ -39,7 +39,7 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		home = guard.Home()
 	}
 	if o.Workspace != "" {
-		if ws.Dir, err = files.Dir(o.Workspace, "workspace"); err != nil {
+		if ws.Dir, err = files.Dir(o.Workspace, home, "workspace"); err != nil {
 			return nil, &OptionError{"Workspace", err}
 		}
 	} else {

@@ -80,6 +80,10 @@ type File struct {
 	Path   string `json:"path"`
 	Origin Origin `json:"origin"` // Project or User
 	Read   bool   `json:"read"`   // false: the file does not exist
+	// Trusted: every value of the file was applied. The user file always is; a project file
+	// when the trust store records its path and content (else it was applied only because it
+	// makes the run stricter).
+	Trusted bool `json:"trusted"`
 }
 
 // Origin is the kind of place a value came from.
@@ -123,10 +127,14 @@ func (c *Config) Source(key string) Source {
 
 // Options says where Load looks.
 type Options struct {
-	// ProjectFile is the project's configuration; "" = rlm.toml in the working directory.
+	// ProjectFile is the project's configuration; "" = rlm.toml in the working directory. It is
+	// used whole only when the user trusted it (Trust); else only if it makes the run stricter.
 	ProjectFile string
-	// UserFile is the user's configuration; "" = UserFile(Getenv).
+	// UserFile is the user's configuration; "" = UserFile(Getenv). It is the user's own and
+	// needs no trust: never name a file someone else (or a model's code) could write.
 	UserFile string
+	// TrustStore records the project files the user trusted; "" = TrustStore(Getenv).
+	TrustStore string
 	// Getenv reads the environment; nil = os.Getenv.
 	Getenv func(string) string
 	// Flags are the command-line flags that were given, by name without dashes ("max-calls"),

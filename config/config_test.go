@@ -14,12 +14,26 @@ import (
 )
 
 // setup writes the project and user files (empty content: no file) and returns Options that
-// read them with env as the whole environment.
+// read them with env as the whole environment. The project file is trusted (recorded in the
+// trust store, under the same temporary directory); trust_test.go tests untrusted ones.
 func setup(t *testing.T, project, user string, env map[string]string, flags map[string]string) Options {
+	t.Helper()
+	o := setupUntrusted(t, project, user, env, flags)
+	if project != "" {
+		s := store{Files: []trustEntry{{Path: realPath(o.ProjectFile), SHA256: sha256Hex([]byte(project)), Trusted: time.Now()}}}
+		if err := s.write(o.TrustStore); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return o
+}
+
+// setupUntrusted is setup without recording the project file in the trust store.
+func setupUntrusted(t *testing.T, project, user string, env map[string]string, flags map[string]string) Options {
 	t.Helper()
 	dir := t.TempDir()
 	o := Options{ProjectFile: filepath.Join(dir, "rlm.toml"), UserFile: filepath.Join(dir, "home", "config.toml"),
-		Getenv: func(k string) string { return env[k] }, Flags: flags}
+		TrustStore: filepath.Join(dir, "home", TrustStoreName), Getenv: func(k string) string { return env[k] }, Flags: flags}
 	for path, text := range map[string]string{o.ProjectFile: project, o.UserFile: user} {
 		if text == "" {
 			continue

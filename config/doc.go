@@ -12,6 +12,21 @@
 // default (Defaults, taken from the packages that enforce each limit). Config.Source says which
 // of them gave each value: the flag, the variable, the file's path, or "default".
 //
+// # Trust
+//
+// The user file is the user's own. A project file may have been written by anyone who could
+// write to the directory, a model's code among them, so it is used whole only once the user
+// trusted it: Trust (rlm config trust) records its absolute path, links resolved, and the
+// SHA-256 of its content in the trust store ($RLM_HOME/trusted.json, written atomically, 0600,
+// at most 512 files); a change to the content untrusts it, and Untrust forgets it. Load reads
+// the file once and hashes and parses the same bytes. Untrusted, it may only make the run
+// stricter than the user file and the defaults: each key of [defaults] and [limits] has a
+// direction in keys.go (a cap, budget or time may be lowered; max_cost, where 0 is no budget,
+// may be set to any positive amount at or below the lower sources'; a model, provider or backend
+// never). Anything else (those keys, any [backends.NAME] or [models.NAME] key, a raised limit)
+// makes Load fail with a fault.Schema error that names the file and the keys, and applies
+// nothing of it. File.Trusted says which it was; a corrupt trust store is an error naming it.
+//
 // # Files
 //
 // A file has four tables:
@@ -26,13 +41,14 @@
 // SFA_DEFAULTS_TIMEOUT, defaults.model's RLM_MODEL, defaults.sub_model's RLM_SUB_MODEL,
 // defaults.provider's RLM_PROVIDER.
 //
-// Backends and models are merged by name: a project file's [models.big] replaces the user
-// file's [models.big] whole. Values of [defaults] and [limits] are merged key by key.
+// Backends and models are merged by name: a (trusted) project file's [models.big] replaces the
+// user file's [models.big] whole. Values of [defaults] and [limits] are merged key by key.
 //
 // # Checks
 //
 // Every value is checked when it is read: its type, and a finite range (NaN, infinities and
-// negative sizes fail; zero is never "unlimited": max_cost = 0 means no dollar budget, which
+// negative sizes fail; durations are checked before a number of seconds is converted, so none
+// overflows; zero is never "unlimited": max_cost = 0 means no dollar budget, which
 // the always finite call and token budgets still bound). A key no table has is an error, with
 // the nearest known key where one is close ("limits.timeout: did you mean defaults.timeout?");
 // the fields of a model's extra table are free-form, as they are sent to the server as given.

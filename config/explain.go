@@ -228,13 +228,10 @@ func tomlValue(v any) string {
 // printed.
 func (c *Config) Write(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("# Effective rlm configuration. Precedence: flag > environment > project file > user file > default.\n")
+	b.WriteString("# Effective rlm configuration. Precedence: flag > environment > project file > user file > default;\n")
+	b.WriteString("# a project file you have not trusted (rlm config trust) may only lower limits.\n")
 	for _, f := range c.Files {
-		state := "read"
-		if !f.Read {
-			state = "not found"
-		}
-		fmt.Fprintf(&b, "# %s file %s: %s\n", f.Origin, f.Path, state)
+		fmt.Fprintf(&b, "# %s file %s: %s\n", f.Origin, f.Path, fileState(f))
 	}
 	table := ""
 	for _, e := range c.Entries() {
@@ -247,6 +244,19 @@ func (c *Config) Write(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fileState says whether a file was read and, for a project file, whether it is trusted.
+func fileState(f File) string {
+	switch {
+	case !f.Read:
+		return "not present"
+	case f.Origin != Project:
+		return "read (yours: needs no trust)"
+	case f.Trusted:
+		return "read, trusted"
+	}
+	return "read, not trusted (applied because it only lowers limits; rlm config trust to use more)"
 }
 
 // tableHeader quotes a model or backend name that is not a bare TOML key ("gpt-4.1").

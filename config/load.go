@@ -3,52 +3,46 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/redact"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // maxFileBytes bounds a configuration file: rlm.toml is a page of settings, not data.
 const maxFileBytes = 1 << 20
 
-// ProjectFileName is the project's configuration file, read from the working directory.
-const ProjectFileName = "rlm.toml"
+// ProjectFileName is the project's configuration file, read from the working directory (the
+// file tools' write_file refuses the name).
+const ProjectFileName = tools.ProjectFileName
 
 // Load reads the configuration: the built-in defaults, then the user file, the project file,
 // the environment and the flags, each over the one before (DESIGN: flag > env > project > user
 // > default). Every value is checked against its range; an unknown key, a value of the wrong
 // type or out of range is a fault.Schema error that names the file (or variable, or flag), the
-// key and what is allowed. No API key is read: LLM does that.
+// key and what is allowed. A project file the user has not trusted (Trust) may only make the
+// run stricter; one that sets anything else is a fault.Schema error that names it and what it
+// sets, and nothing of it is applied. No API key is read: LLM does that.
 func Load(o Options) (*Config, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := o.getenv()
 	c := Defaults()
 	c.sources, c.getenv = map[string]Source{}, getenv
-	project, user := o.ProjectFile, o.UserFile
-	if project == "" {
-		project = ProjectFileName
+	c.Files = []File{{Path: o.projectFile(), Origin: Project}, {Path: o.userFile(getenv), Origin: User}}
+	if err := c.readUser(&c.Files[1]); err != nil { // the user file first: the project's values win
+		return nil, err
 	}
-	if user == "" {
-		user = UserFile(getenv)
-	}
-	c.Files = []File{{Path: project, Origin: Project}, {Path: user, Origin: User}}
-	for i := len(c.Files) - 1; i >= 0; i-- { // the user file first: the project's values win
-		f := &c.Files[i]
-		ok, err := c.readFile(f.Path, Source{Origin: f.Origin, Name: f.Path})
-		if err != nil {
-			return nil, err
-		}
-		f.Read = ok
+	if err := c.readProject(&c.Files[0], o.trustStore(getenv)); err != nil {
+		return nil, err
 	}
 	if err := c.readEnv(getenv); err != nil {
 		return nil, err
@@ -63,6 +57,34 @@ func Load(o Options) (*Config, error) {
 	return &c, nil
 }
 
+func (o Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
+}
+
+func (o Options) projectFile() string {
+	if o.ProjectFile == "" {
+		return ProjectFileName
+	}
+	return o.ProjectFile
+}
+
+func (o Options) userFile(getenv func(string) string) string {
+	if o.UserFile == "" {
+		return UserFile(getenv)
+	}
+	return o.UserFile
+}
+
+func (o Options) trustStore(getenv func(string) string) string {
+	if o.TrustStore == "" {
+		return TrustStore(getenv)
+	}
+	return o.TrustStore
+}
+
 // fileTables is what a configuration file may hold.
 type fileTables struct {
 	Defaults map[string]any                 `toml:"defaults"`
@@ -71,45 +93,142 @@ type fileTables struct {
 	Models   map[string]llm.ModelSettings   `toml:"models"`
 }
 
-// readFile applies one file; a missing file is not an error.
-func (c *Config) readFile(path string, src Source) (bool, error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		return false, schemaf("%s: %v", path, err)
-	case st.IsDir():
-		return false, schemaf("%s is a directory; the configuration is a TOML file", path)
-	case st.Size() > maxFileBytes:
-		return false, schemaf("%s is %d bytes; a configuration file holds at most %d", path, st.Size(), maxFileBytes)
+// fileValues is one configuration file, parsed and checked.
+type fileValues struct {
+	vals []fileValue    // [defaults] and [limits], in key order
+	ft   fileTables     // [backends.NAME] and [models.NAME]
+	raw  map[string]any // the whole file as decoded, for its claims (trust.go)
+}
+
+// fileValue is one key of [defaults] or [limits]: its value of the kind's Go type, and as written.
+type fileValue struct {
+	s   spec
+	v   any
+	raw any
+}
+
+// readUser applies the user file, the user's own: a missing file is not an error.
+func (c *Config) readUser(f *File) error {
+	data, ok, err := readBounded(f.Path, maxFileBytes)
+	if err != nil {
+		return schemaf("%s: %v", f.Path, err)
 	}
-	var ft fileTables
-	md, err := toml.DecodeFile(path, &ft)
+	if !ok {
+		return nil
+	}
+	v, err := parseFile(f.Path, data)
+	if err != nil {
+		return err
+	}
+	f.Read, f.Trusted = true, true
+	c.apply(v, Source{Origin: User, Name: f.Path})
+	return nil
+}
+
+// readProject applies the project file: all of it when the trust store (at storePath) records
+// its path and the hash of the bytes read, else only if it makes the run stricter than the user
+// file and the defaults. The file is read once; those bytes are hashed and parsed.
+func (c *Config) readProject(f *File, storePath string) error {
+	data, ok, err := readBounded(f.Path, maxFileBytes)
+	if err != nil {
+		return schemaf("%s: %v", f.Path, err)
+	}
+	if !ok {
+		return nil
+	}
+	v, err := parseFile(f.Path, data)
+	if err != nil {
+		return err
+	}
+	s, err := readStore(storePath)
+	if err != nil {
+		return err
+	}
+	state := s.state(realPath(f.Path), sha256Hex(data))
+	f.Read, f.Trusted = true, state == isTrusted
+	if !f.Trusted {
+		if claims := c.claims(v); len(claims) > 0 {
+			return untrusted(f.Path, claims, state)
+		}
+	}
+	c.apply(v, Source{Origin: Project, Name: f.Path})
+	return nil
+}
+
+// readBounded reads a regular file of at most max bytes; found is false when it does not
+// exist. It is opened without blocking (a FIFO planted under the name cannot stall rlm) and
+// checked on the descriptor it is read from.
+func readBounded(path string, max int64) (data []byte, found bool, err error) {
+	fl, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer fl.Close()
+	st, err := fl.Stat()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case st.IsDir():
+		return nil, false, errors.New("a directory; the configuration is a TOML file")
+	case !st.Mode().IsRegular():
+		return nil, false, errors.New("not a regular file; the configuration is a TOML file")
+	}
+	data, err = io.ReadAll(io.LimitReader(fl, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > max {
+		return nil, false, fmt.Errorf("larger than %d bytes, the most rlm reads of it", max)
+	}
+	return data, true, nil
+}
+
+// parseFile parses a file's content and checks every value against its range.
+func parseFile(path string, data []byte) (*fileValues, error) {
+	v := &fileValues{}
+	md, err := toml.Decode(string(data), &v.ft)
 	if err != nil {
 		// The parser may quote the file's text, which could hold a pasted key.
-		return false, schemaf("%s: %s", path, redact.New().String(err.Error()))
+		return nil, schemaf("%s: %s", path, redact.New().String(err.Error()))
 	}
 	if err := unknownKeys(path, md.Undecoded()); err != nil {
-		return false, err
+		return nil, err
+	}
+	if _, err := toml.Decode(string(data), &v.raw); err != nil {
+		return nil, schemaf("%s: %s", path, redact.New().String(err.Error()))
 	}
 	for _, table := range []struct {
 		name string
 		vals map[string]any
-	}{{"defaults", ft.Defaults}, {"limits", ft.Limits}} {
+	}{{"defaults", v.ft.Defaults}, {"limits", v.ft.Limits}} {
 		for _, k := range slices.Sorted(maps.Keys(table.vals)) {
 			key := table.name + "." + k
 			s, ok := lookup(key)
 			if !ok {
-				return false, unknownKey(path, key)
+				return nil, unknownKey(path, key)
 			}
-			if err := c.setTOML(s, table.vals[k], src); err != nil {
-				return false, err
+			x, err := fromTOML(s, table.vals[k])
+			if err == nil {
+				err = s.inRange(x)
 			}
+			if err != nil {
+				return nil, schemaf("%s: %s = %s: %v", path, s.key, tomlText(table.vals[k]), err)
+			}
+			v.vals = append(v.vals, fileValue{s, x, table.vals[k]})
 		}
 	}
-	c.mergeModels(ft, src)
-	return true, nil
+	return v, nil
+}
+
+// apply sets a parsed file's values, from src.
+func (c *Config) apply(v *fileValues, src Source) {
+	for _, x := range v.vals {
+		c.set(x.s, x.v, src)
+	}
+	c.mergeModels(v.ft, src)
 }
 
 // mergeModels adds a file's [backends.NAME] and [models.NAME] tables, each replacing the table of

@@ -14,19 +14,6 @@ import (
 	"github.com/rlm-sandbox/rlm/redact"
 )
 
-// setTOML sets s from a value decoded from a file.
-func (c *Config) setTOML(s spec, v any, src Source) error {
-	x, err := fromTOML(s, v)
-	if err == nil {
-		err = s.inRange(x)
-	}
-	if err != nil {
-		return schemaf("%s: %s = %s: %v", src.Name, s.key, tomlText(v), err)
-	}
-	c.set(s, x, src)
-	return nil
-}
-
 // setText sets s from the text of a variable or a flag.
 func (c *Config) setText(s spec, text string, src Source) error {
 	x, err := fromText(s, text)
@@ -98,9 +85,9 @@ func fromTOML(s spec, v any) (any, error) {
 	case kDuration:
 		switch x := v.(type) {
 		case int64:
-			return time.Duration(x) * time.Second, nil
+			return s.seconds(x)
 		case string:
-			return parseDuration(x)
+			return s.parseDuration(x)
 		}
 		return nil, wantType(s, v)
 	case kUSD:
@@ -147,7 +134,7 @@ func fromText(s spec, t string) (any, error) {
 	case kSize:
 		return parseSize(t)
 	case kDuration:
-		return parseDuration(t)
+		return s.parseDuration(t)
 	case kUSD:
 		f, err := strconv.ParseFloat(strings.TrimPrefix(t, "$"), 64)
 		if err != nil {
@@ -244,16 +231,32 @@ func (s spec) format(f float64) string {
 	return engine.Thousands(int64(f))
 }
 
-func parseDuration(t string) (time.Duration, error) {
+// parseDuration reads "90m", "30s", or a bare number of seconds; the result is inside the
+// spec's range or an error (time.ParseDuration itself refuses a value past ±292 years).
+func (s spec) parseDuration(t string) (time.Duration, error) {
 	if n, err := strconv.ParseInt(t, 10, 64); err == nil { // a bare number is seconds, as SFA tools write it
-		if n > math.MaxInt64/int64(time.Second) || n < 0 {
-			return 0, errors.New("want a duration such as 90m or 30s")
-		}
-		return time.Duration(n) * time.Second, nil
+		return s.seconds(n)
 	}
 	d, err := time.ParseDuration(t)
 	if err != nil {
 		return 0, errors.New("want a duration such as 90m or 30s, or a number of seconds")
+	}
+	if err := s.inRange(d); err != nil {
+		return 0, err
+	}
+	return d, nil
+}
+
+// seconds converts a whole number of seconds, checked against the spec's range before the
+// conversion: past 9,223,372,036 seconds the product overflows, and a wrapped value can land
+// inside the range (18446744075 seconds would wrap to 1.29 s).
+func (s spec) seconds(n int64) (time.Duration, error) {
+	if n < 1 || float64(n) > s.hi/float64(time.Second) {
+		return 0, errors.New(s.rangeText())
+	}
+	d := time.Duration(n) * time.Second
+	if err := s.inRange(d); err != nil {
+		return 0, err
 	}
 	return d, nil
 }

@@ -30,6 +30,13 @@ func TestPromptClaimsHold(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx0, ctx1 := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.txt")
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(ws, 0o777); err != nil { // the worker's uid (65534 under root) writes here
+		t.Fatal(err)
+	}
 	writeFile(t, ctx0, "line one ERROR\nline two\nERROR three\n")
 	writeFile(t, ctx1, "second file\n")
 	tests := map[string][]claim{
@@ -49,6 +56,10 @@ func TestPromptClaimsHold(t *testing.T) {
 			{says: "A later block may declare a top-level name again (x := … replaces x).", code: "x := \"two\"\nprint(x)", out: "two\n"},
 			{says: "hides that function for the rest of the session", code: "text := \"x\"\nprint(text)", out: "x\n"},
 			{says: "hides that function for the rest of the session", code: `print(len(text(context)))`, err: "hides the API function text for the rest of this session"},
+			{says: writeNames, code: `write_file("rlm.toml", "[backends.evil]")`, err: "rlm's own configuration file"},
+			{says: writeNames, code: `write_file("sub/../.envrc", "export X=1")`, err: `names beginning with "."`},
+			{says: writeNames, code: `write_file("notes.txt", "x")
+print(read_file("notes.txt"))`, out: "x\n"},
 		},
 		"js": {
 			{says: "ctx0 (also named context), ctx1, ctx2, …", code: `print(ctx0 === context, typeof ctx1, peek(ctx1, 0, 6))`, out: "true object second\n"},
@@ -74,12 +85,14 @@ func TestPromptClaimsHold(t *testing.T) {
 			{says: "self, window, global, frames, module and exports only as names you declare", code: `print(typeof self)`, err: "global-object: use of self"},
 			{says: "hides that function for the rest of the session", code: `let text = "x"; print(text)`, out: "x\n"},
 			{says: "hides that function for the rest of the session", code: `text(context)`, err: "hides the API function text() for the rest of this session"},
+			{says: writeNames, code: `write_file("RLM.TOML", "[backends.evil]")`, err: "rlm's own configuration file"},
+			{says: writeNames, code: `write_file(".git/hooks/pre-commit", "x")`, err: `names beginning with "."`},
 		},
 	}
 	for lang, claims := range tests {
 		t.Run(lang, func(t *testing.T) {
 			prompt := SystemPrompt(Config{Session: repl.Options{Lang: lang}})
-			s, err := repl.Open(context.Background(), repl.Options{Lang: lang, Contexts: []string{ctx0, ctx1}, Worker: testWorker, CellTimeout: 20 * time.Second})
+			s, err := repl.Open(context.Background(), repl.Options{Lang: lang, Contexts: []string{ctx0, ctx1}, Workspace: ws, Worker: testWorker, CellTimeout: 20 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,6 +116,9 @@ func TestPromptClaimsHold(t *testing.T) {
 		})
 	}
 }
+
+// writeNames is write_file's line of the API on the names it refuses.
+const writeNames = `never rlm.toml or a name beginning with "." (rlm and other tools read those: pick another name)`
 
 func writeFile(t *testing.T, path, s string) {
 	t.Helper()

@@ -118,7 +118,7 @@ var API = []Func{
 	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots"},
 	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
 	{"grep", []Param{{"regex", "string", One}, {"path", "string", One}}, "[]Match", "matches in a file or directory inside the allowed roots; at most {GrepResults}"},
-	{"write_file", []Param{{"path", "string", One}, {"content", "string", One}}, "", "write into the workspace only; at most {WriteBytes} bytes"},
+	{"write_file", []Param{{"path", "string", One}, {"content", "string", One}}, "", "write into the workspace only; at most {WriteBytes} bytes; never rlm.toml or a name beginning with \".\" (rlm and other tools read those: pick another name)"},
 	{"FINAL", []Param{{"value", "any", One}}, "", "record the answer: a string as it is, anything else as JSON (at most {FinalChars} characters); the run ends after this cell"},
 	{"FINAL_VAR", []Param{{"name", "string", One}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
 	{"print", []Param{{"values", "any", Repeated}}, "", "output shown to you; at most {OutputChars} characters per cell"},

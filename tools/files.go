@@ -640,6 +640,9 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 		return "", invalidf("write_file: %s is the workspace itself; name a file in it", path)
 	}
 	parts := strings.Split(rel, "/")
+	if err := writableName(path, parts); err != nil {
+		return "", err
+	}
 	if len(parts) > maxWriteDepth || len(rel) > maxWritePath {
 		return "", invalidf("write_file: %s is %d directories and %d bytes deep in the workspace; use a path of at most %d directories and %d bytes", path, len(parts)-1, len(rel), maxWriteDepth-1, maxWritePath)
 	}
@@ -655,6 +658,40 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 		return "", err
 	}
 	return warning, nil
+}
+
+// ProjectFileName is the file rlm reads its project configuration from, in the directory it
+// starts in (config.ProjectFileName, which imports this package).
+const ProjectFileName = "rlm.toml"
+
+// writableName refuses the names that rlm, and tools a user runs in a directory, read on their
+// own: rlm.toml (rlm's project configuration), in any letter case (a case-insensitive file
+// system opens it by any) and at any depth, and every component that begins with "." (.envrc,
+// .git/hooks/…, .rlm/config.toml). A file there would decide what a later run started in the
+// workspace does, with the user's keys. parts are the path's components below the workspace,
+// with ".." already resolved, so a name reached through ".." or a directory created by the same
+// call is the name checked; the refusal comes before anything is created.
+func writableName(path string, parts []string) error {
+	safe := slices.Clone(parts)
+	bad := ""
+	for i, c := range parts {
+		switch {
+		case strings.HasPrefix(c, "."):
+			bad, safe[i] = c, strings.TrimLeft(c, ".")
+			if safe[i] == "" {
+				safe[i] = "dots"
+			}
+		case strings.EqualFold(c, ProjectFileName):
+			bad, safe[i] = c, c+".txt"
+		}
+	}
+	switch {
+	case bad == "":
+		return nil
+	case strings.HasPrefix(bad, "."):
+		return deniedf("write_file: %s: names beginning with \".\" (here %s) are read by tools on their own (.envrc, .git/…, rlm's .rlm/), so write_file does not write them; write under a name without the leading dot instead, such as %s", path, bad, strings.Join(safe, "/"))
+	}
+	return deniedf("write_file: %s: %s is rlm's own configuration file, which a later run started in that directory would read, so write_file does not write it; write the content under another name, such as %s", path, bad, strings.Join(safe, "/"))
 }
 
 // Bounds of a path write_file creates below the workspace: the quota's measurement walks the

@@ -98,11 +98,11 @@ func withSignals(ctx context.Context, last func(signalled)) (context.Context, fu
 }
 
 // check refuses bad flags and inputs before anything is created or recorded.
-func (f *runFlags) check() error {
+func (f *runFlags) check(stderr io.Writer) error {
 	if err := f.ask.check(); err != nil {
 		return err
 	}
-	if err := f.sessionFlags.check(); err != nil {
+	if err := f.sessionFlags.check(stderr); err != nil {
 		return err
 	}
 	_, err := existingFiles(f.ctxFiles)
@@ -124,7 +124,7 @@ func (f *askFlags) check() error {
 // runQuestion is `rlm run QUESTION`: flags, environment and config files into rlm.Options,
 // then rlm.Ask, then the answer on stdout.
 func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, question string) error {
-	if err := f.check(); err != nil {
+	if err := f.check(stderr); err != nil {
 		return err
 	}
 	if _, err := validator.ParseLang(runLang(f)); err != nil {

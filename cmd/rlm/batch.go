@@ -74,16 +74,17 @@ func configFlagsBut(skip ...string) []string {
 // baseOptions are every task's options, resolved from the flags, the environment and the
 // config files exactly as rlm run resolves them; each job then sets its question or script,
 // files, language and limits.
-func (f *workerFlags) baseOptions(needModel bool) (rlm.Options, error) {
+func (f *workerFlags) baseOptions(stderr io.Writer, needModel bool) (rlm.Options, error) {
 	if f.parallel < 0 {
 		return rlm.Options{}, usagef("--parallel must be at least 1, got %d", f.parallel)
 	}
-	return baseRunOptions(f.cf.given(), f.allowDegraded, f.noLog, needModel)
+	return baseRunOptions(stderr, f.cf.given(), f.allowDegraded, f.noLog, needModel)
 }
 
-// baseRunOptions resolves rlm run's options with the configuration flags given as text.
-func baseRunOptions(flags map[string]string, allowDegraded, noLog, needModel bool) (rlm.Options, error) {
-	conf, err := loadConfiguration(flags)
+// baseRunOptions resolves rlm run's options with the configuration flags given as text; stderr
+// gets the configuration files read.
+func baseRunOptions(stderr io.Writer, flags map[string]string, allowDegraded, noLog, needModel bool) (rlm.Options, error) {
+	conf, err := loadConfiguration(stderr, flags)
 	if err != nil {
 		return rlm.Options{}, err
 	}
@@ -202,7 +203,7 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 		cfg.Budget = rlm.NewBudget(llm.Spent{Calls: f.maxCalls, Tokens: f.maxTokens, Cost: llm.Cost{USD: f.maxCost}})
 	}
 	if f.parallel > 0 {
-		base, err := f.baseOptions(needsModel(tasks))
+		base, err := f.baseOptions(stderr, needsModel(tasks))
 		if err != nil {
 			return err
 		}

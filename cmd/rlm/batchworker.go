@@ -61,7 +61,7 @@ func runQueueWorker(ctx context.Context, stderr io.Writer, f queueWorkerFlags) e
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1, got %d", f.parallel)
 	}
-	base, err := f.baseOptions(false)
+	base, err := f.baseOptions(stderr, false)
 	if err != nil {
 		return err
 	}

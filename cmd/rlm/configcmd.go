@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,14 +49,48 @@ func (c *configFlags) given() map[string]string {
 	return out
 }
 
-// loadConfiguration reads the configuration for a command, with flags (which may be nil); its
-// errors are usage errors (exit 2) that name the file, variable or flag.
-func loadConfiguration(flags map[string]string) (*config.Config, error) {
+// loadConfiguration reads the configuration for a command, with flags (which may be nil), and
+// says on stderr which files it read (noteFiles); its errors are usage errors (exit 2) that
+// name the file, variable or flag.
+func loadConfiguration(stderr io.Writer, flags map[string]string) (*config.Config, error) {
 	c, err := config.Load(config.Options{UserFile: config.UserFile(os.Getenv), Flags: flags})
 	if err != nil {
 		return nil, usageError{err}
 	}
+	noteFiles(stderr, c)
 	return c, nil
+}
+
+// noteFiles says on stderr, in one line, which configuration files were read, user file first:
+//
+//	rlm: configuration from /home/u/.rlm/config.toml (user), /w/rlm.toml (project, trusted)
+//
+// A project file nobody trusted, applied because it only makes the run stricter, is
+// "(project, not trusted: stricter limits only)". Nothing is written when no file was read. Every
+// command that loads the configuration writes it, --quiet or not (stdout and --json are left
+// alone): a file decides where requests and keys go.
+func noteFiles(stderr io.Writer, c *config.Config) {
+	var read []string
+	for _, f := range slices.Backward(c.Files) {
+		if !f.Read {
+			continue
+		}
+		path, err := filepath.Abs(f.Path)
+		if err != nil {
+			path = f.Path
+		}
+		what := "user"
+		switch {
+		case f.Origin == config.Project && f.Trusted:
+			what = "project, trusted"
+		case f.Origin == config.Project:
+			what = "project, not trusted: stricter limits only"
+		}
+		read = append(read, fmt.Sprintf("%s (%s)", path, what))
+	}
+	if len(read) > 0 {
+		fmt.Fprintf(stderr, "rlm: configuration from %s\n", strings.Join(read, ", "))
+	}
 }
 
 func newConfigCmd() *cobra.Command {
@@ -62,12 +98,22 @@ func newConfigCmd() *cobra.Command {
 	var asJSON, keys bool
 	cmd := &cobra.Command{
 		Use:   "config [--json] [--keys] [flags]",
-		Short: "Print the effective configuration and where each value came from",
+		Short: "Print the effective configuration and where each value came from; trust a project file",
 		Long: `Config prints the configuration a run would use: every limit and budget, the models and
 backends, each with where its value came from: a flag, an environment variable, the project
 file (./rlm.toml), the user file ($RLM_HOME/config.toml) or rlm's default. The precedence is
 flag > environment > project file > user file > default. Give run's flags (--max-calls 10,
---model m, --temperature 0.2, ...) to see their effect.
+--model m, --temperature 0.2, ...) to see their effect. It says of each file whether it was
+read, and of the project file whether you trusted it.
+
+A project file is used whole only once you trust it: rlm config trust [FILE] (default
+./rlm.toml) prints what it sets that needs trust (models, providers, backends with their
+base_url and api_key_env, raised limits) and records its path and content in
+$RLM_HOME/trusted.json; any change to the file makes it untrusted again, and rlm config untrust
+[FILE] forgets it. A project file you have not trusted may only lower limits, budgets and
+times; if it sets anything else, every command that reads the configuration refuses to start
+and says so. The user file is yours and needs no trust. Every such command says on stderr
+which files it read.
 
 API keys are never printed: a backend shows the NAME of the variable that holds its key and
 whether it is set. --keys lists every key of [defaults] and [limits] with its flag, variable and
@@ -79,17 +125,93 @@ Exit status: 0 · 2 when the configuration has an error (named with its file, ke
 			if keys {
 				return config.Keys(cmd.OutOrStdout())
 			}
-			c, err := loadConfiguration(cf.given())
+			c, err := loadConfiguration(cmd.ErrOrStderr(), cf.given())
 			if err != nil {
 				return err
 			}
 			return printConfig(cmd.OutOrStdout(), c, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"files": [{path, origin, read}], "settings": [{key, value, source, from, key_set, note}], "error"}`)
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"files": [{path, origin, read, trusted}], "settings": [{key, value, source, from, key_set, note}], "error"}`)
 	cmd.Flags().BoolVar(&keys, "keys", false, "list every key of [defaults] and [limits], with its flag, variable and range")
 	cf.register(cmd.Flags())
+	cmd.AddCommand(newConfigTrustCmd(), newConfigUntrustCmd())
 	return cmd
+}
+
+func newConfigTrustCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "trust [FILE]",
+		Short: "Trust a project file (default ./rlm.toml) as it is now, after printing what it sets that needs trust",
+		Long: `Trust prints what the project file FILE (default ./rlm.toml) sets that only a trusted file may:
+models, providers, backends (each with its base_url, and the variable whose key is sent
+there), prices and other [models.NAME] settings, and limits it raises above your user file
+and rlm's defaults. Then it records the file's absolute path and the SHA-256 of the content
+just read in $RLM_HOME/trusted.json, so that runs started beside it use it whole. Any change to
+the file makes it untrusted again. Read the file before you trust it.
+
+Exit status: 0 · 2 when the file does not exist or has an error (it is not recorded).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := config.Trust(config.Options{ProjectFile: fileArg(args), UserFile: config.UserFile(os.Getenv)})
+			if err != nil {
+				return usageError{err}
+			}
+			printReview(cmd.OutOrStdout(), r)
+			return nil
+		},
+	}
+}
+
+func newConfigUntrustCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "untrust [FILE]",
+		Short: "Forget the trust of a project file (default ./rlm.toml)",
+		Long: `Untrust removes the project file FILE (default ./rlm.toml) from $RLM_HOME/trusted.json: runs
+started beside it then use it only where it lowers limits, and refuse it if it sets more.
+
+Exit status: 0 · 2 when the trust store cannot be read or written.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, had, err := config.Untrust(config.Options{ProjectFile: fileArg(args)})
+			if err != nil {
+				return usageError{err}
+			}
+			if had {
+				fmt.Fprintf(cmd.OutOrStdout(), "untrusted %s: runs beside it use it only where it lowers limits\n", path)
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s was not trusted; nothing changed\n", path)
+			}
+			return nil
+		},
+	}
+}
+
+func fileArg(args []string) string {
+	if len(args) == 0 {
+		return config.ProjectFileName
+	}
+	return args[0]
+}
+
+// printReview prints what a file just trusted sets that needs trust, one setting a line.
+func printReview(out io.Writer, r config.Review) {
+	var b strings.Builder
+	if len(r.Claims) == 0 {
+		fmt.Fprintf(&b, "%s sets nothing that needs trust (it only lowers limits).\n", r.Real)
+	} else {
+		fmt.Fprintf(&b, "%s sets what only a trusted file may:\n", r.Real)
+	}
+	for _, cl := range r.Claims {
+		line := "  " + cl.Key + " = " + cl.Value
+		if cl.Note != "" {
+			line = fmt.Sprintf("%-60s # %s", line, cl.Note)
+		}
+		b.WriteString(line + "\n")
+	}
+	fmt.Fprintf(&b, "trusted %s as it is now (sha256 %s); any change makes it untrusted again, and rlm config untrust %s forgets it\n",
+		r.Real, r.SHA256[:16], r.Real)
+	io.WriteString(out, b.String())
 }
 
 // printConfig prints c, then checks what only the model client's configuration shows (a key

@@ -80,7 +80,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1, got %d", f.parallel)
 	}
-	base, err := f.baseOptions()
+	base, err := f.baseOptions(errw)
 	if err != nil {
 		return err
 	}
@@ -124,12 +124,12 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 
 // baseOptions are every evaluation task's options: rlm run's, with eval's model, language,
 // mode and timeouts.
-func (f evalFlags) baseOptions() (rlm.Options, error) {
+func (f evalFlags) baseOptions(stderr io.Writer) (rlm.Options, error) {
 	flags := map[string]string{"cell-timeout": f.cellTimeout.String()}
 	if f.model != "" {
 		flags["model"] = f.model
 	}
-	opts, err := baseRunOptions(flags, f.allowDegraded, false, true)
+	opts, err := baseRunOptions(stderr, flags, f.allowDegraded, false, true)
 	if err != nil {
 		return opts, err
 	}

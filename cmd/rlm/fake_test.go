@@ -42,9 +42,11 @@ var (
 //	fakellm requests [NAME]  prints one line per request received: model, agent role, last user message
 //	fakellm system [NAME]    prints the system prompt of the first request
 //	fakellm wait N        waits until the server has received N requests
+//	fakellm keys [NAME]   prints "requests=N with_key=K": how many requests the server received,
+//	                      and how many carried the script's key (fakeKey) in Authorization
 func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: fakellm [-anthropic] [-as NAME] SCRIPT | fakellm eval LANG | fakellm requests|system [NAME] | fakellm wait N")
+		ts.Fatalf("usage: fakellm [-anthropic] [-as NAME] SCRIPT | fakellm eval LANG | fakellm requests|system|keys [NAME] | fakellm wait N")
 	}
 	if args[0] == "requests" {
 		name := ""
@@ -52,6 +54,10 @@ func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			name = args[1]
 		}
 		printRequests(ts, name)
+		return
+	}
+	if args[0] == "keys" {
+		printKeys(ts, args[1:])
 		return
 	}
 	if args[0] == "system" {
@@ -156,6 +162,25 @@ func printRequests(ts *testscript.TestScript, name string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "%d %s messages=%d logprobs=%v last=%q sampling=%s\n", r.N, r.Model, len(r.Messages), r.Logprobs, last, strings.Join(sampling, ","))
 	}
+}
+
+// printKeys prints how many requests the server received and how many carried fakeKey.
+func printKeys(ts *testscript.TestScript, args []string) {
+	name := ""
+	if len(args) > 0 {
+		name = args[0]
+	}
+	srv := fakeServer(ts, name)
+	if srv == nil {
+		ts.Fatalf("fakellm keys: no server %q started", name)
+	}
+	reqs, withKey := srv.Requests(), 0
+	for _, r := range reqs {
+		if r.Authorization == fakeKey {
+			withKey++
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "requests=%d with_key=%d\n", len(reqs), withKey)
 }
 
 // printSystem prints the system prompt of the first request the server received: its system

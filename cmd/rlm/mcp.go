@@ -80,7 +80,7 @@ address. SIGINT or SIGTERM stops the server and closes its sessions.`,
 }
 
 func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
-	opts, err := f.options()
+	opts, err := f.options(stderr)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
 }
 
 // options turns the flags, the environment and the config files into the server's options.
-func (f mcpFlags) options() (mcpserver.Options, error) {
+func (f mcpFlags) options(stderr io.Writer) (mcpserver.Options, error) {
 	if f.maxSessions < 1 {
 		return mcpserver.Options{}, usagef("--max-sessions must be at least 1, got %d", f.maxSessions)
 	}
@@ -127,7 +127,7 @@ func (f mcpFlags) options() (mcpserver.Options, error) {
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
-	conf, err := loadConfiguration(f.cf.given())
+	conf, err := loadConfiguration(stderr, f.cf.given())
 	if err != nil {
 		return mcpserver.Options{}, err
 	}

@@ -64,7 +64,7 @@ type shell struct {
 }
 
 func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
-	if err := f.check(); err != nil {
+	if err := f.check(errw); err != nil {
 		return err
 	}
 	if slices.Contains(f.ctxFiles, "-") {

@@ -39,7 +39,7 @@ type sessionFlags struct {
 func (f *sessionFlags) register(fl *pflag.FlagSet, configFlags ...string) {
 	fl.StringArrayVar(&f.ctxFiles, "ctx", nil, "a context `FILE` (repeatable; - reads stdin); its directory is readable by the file tools")
 	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` the file tools (read_file, list_dir, file_info, grep) may read (repeatable)")
-	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist): write_file writes only here, relative paths resolve here\n(default: a new directory under $RLM_HOME/work)")
+	fl.StringVar(&f.out, "out", "", "the workspace `DIR` (must exist, outside $RLM_HOME): write_file writes only here, relative\npaths resolve here (default: a new directory under $RLM_HOME/work)")
 	f.cf.register(fl, configFlags...)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip the validator (to test the lower layers alone)")
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, allowDegradedUsage)
@@ -183,7 +183,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := f.check(); err != nil {
+	if err := f.check(errw); err != nil {
 		return err
 	}
 	opts, err := f.runOptions(errw, false)
@@ -293,15 +293,15 @@ func (f *sessionFlags) readStdinCtx(in io.Reader) (cleanup func(), err error) {
 }
 
 // check refuses bad session flags before anything starts, and loads the configuration (its
-// errors name the file, variable or flag, the key and the range).
-func (f *sessionFlags) check() error {
-	conf, err := loadConfiguration(f.cf.given())
+// errors name the file, variable or flag, the key and the range; stderr gets the files read).
+func (f *sessionFlags) check(stderr io.Writer) error {
+	conf, err := loadConfiguration(stderr, f.cf.given())
 	if err != nil {
 		return err
 	}
 	f.conf = conf
 	if f.out != "" {
-		if _, err := files.Dir(f.out, "--out"); err != nil {
+		if _, err := files.Dir(f.out, rlmHome(), "--out"); err != nil {
 			return usageError{err}
 		}
 	}
@@ -328,17 +328,19 @@ func exitFor(err error) error {
 const filesHelp = `File tools (read_file, list_dir, file_info, grep, write_file) work inside the allowed roots:
 the directories of the --ctx files and every --root DIR are readable; the workspace is readable
 and writable, the only place write_file writes, and where relative paths resolve. The workspace
-is --out DIR (an existing directory), or by default a new directory under $RLM_HOME/work
-(RLM_HOME defaults to ~/.rlm). The worker gets each root as an open descriptor and runs as an
-unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm hands the
-default workspace to it, but never changes a directory you name; a --root or --out the worker
-cannot use stops the run with the reason, and a --ctx directory it cannot read is left out.`
+is --out DIR (an existing directory outside $RLM_HOME), or by default a new directory under
+$RLM_HOME/work (RLM_HOME defaults to ~/.rlm). write_file refuses rlm.toml and names beginning
+with a dot, which rlm and other tools read. The worker gets each root as an open descriptor and
+runs as an unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm
+hands the default workspace to it, but never changes a directory you name; a --root or --out
+the worker cannot use stops the run with the reason, and a --ctx directory it cannot read is
+left out.`
 
 // resolveWorkspace checks the --out directory, or creates the default: a new directory under
 // $RLM_HOME/work, 0700, handed to the worker's uid.
 func resolveWorkspace(out string) (files.Workspace, error) {
 	if out != "" {
-		dir, err := files.Dir(out, "--out")
+		dir, err := files.Dir(out, rlmHome(), "--out")
 		if err != nil {
 			return files.Workspace{}, usageError{err}
 		}

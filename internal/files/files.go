@@ -60,9 +60,12 @@ func text(label, name, path string) error {
 	return nil
 }
 
-// Dir checks a workspace the caller names: it must be an existing directory. It returns its
-// absolute path. label names the option in messages ("--out", "workspace").
-func Dir(dir, label string) (string, error) {
+// Dir checks a workspace the caller names: it must be an existing directory, and lie outside
+// home (RLM_HOME): not home itself, not a directory that holds it, and not inside it but below
+// home/work, where rlm keeps the per-task workspaces. The code writes into its workspace, and
+// home holds what rlm itself reads: the user file, the trust store, the audit trail. It returns
+// the absolute path. label names the option in messages ("--out", "workspace").
+func Dir(dir, home, label string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -74,7 +77,78 @@ func Dir(dir, label string) (string, error) {
 	if !st.IsDir() {
 		return "", fmt.Errorf("%s %s is not a directory", label, dir)
 	}
+	if err := outsideHome(abs, home, label, dir); err != nil {
+		return "", err
+	}
 	return abs, nil
+}
+
+// outsideHome refuses a workspace abs (an existing directory) that is home, holds it, or lies
+// inside it anywhere but below home/work. Directories are compared by identity (device and
+// inode), after resolving symbolic links, so neither a link nor a case-insensitive file system
+// hides home.
+func outsideHome(abs, home, label, dir string) error {
+	if home == "" {
+		return nil
+	}
+	ws, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", label, dir, err)
+	}
+	h := resolveExisting(home)
+	why := ""
+	switch {
+	case atOrBelow(h, ws):
+		why = "is RLM_HOME or holds it"
+	case atOrBelow(ws, h):
+		work := filepath.Join(h, "work")
+		if atOrBelow(ws, work) && !atOrBelow(work, ws) {
+			return nil // a per-task workspace of rlm's own
+		}
+		why = "lies inside RLM_HOME"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s %s %s (%s), where rlm keeps its configuration, trust store and records, which the code must not write: pass a directory outside %s, or leave %s out for a new workspace under %s",
+		label, dir, why, home, home, label, filepath.Join(home, "work"))
+}
+
+// atOrBelow reports whether p is the directory anc or lies below it: some directory on p's way
+// up (p included) is anc itself. Components of p that do not exist are skipped.
+func atOrBelow(p, anc string) bool {
+	ast, err := os.Stat(anc)
+	if err != nil {
+		return false
+	}
+	for {
+		if st, err := os.Stat(p); err == nil && os.SameFile(st, ast) {
+			return true
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return false
+		}
+		p = up
+	}
+}
+
+// resolveExisting makes p absolute and resolves the symbolic links of its longest existing part
+// (home may not exist yet).
+func resolveExisting(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rest := ""
+	for q := abs; ; q = filepath.Dir(q) {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(q) == q {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+	}
 }
 
 // Workspace is the directory write_file writes to. Created marks the default per-task

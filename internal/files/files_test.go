@@ -44,12 +44,12 @@ func TestContexts(t *testing.T) {
 
 func TestDirAndWorkspace(t *testing.T) {
 	home := t.TempDir()
-	if _, err := Dir(filepath.Join(home, "none"), "workspace"); err == nil || !strings.Contains(err.Error(), "create the directory first") {
+	if _, err := Dir(filepath.Join(home, "none"), "", "workspace"); err == nil || !strings.Contains(err.Error(), "create the directory first") {
 		t.Errorf("missing: %v", err)
 	}
 	f := filepath.Join(home, "f")
 	os.WriteFile(f, nil, 0o600)
-	if _, err := Dir(f, "--out"); err == nil || !strings.HasPrefix(err.Error(), "--out "+f+" is not a directory") {
+	if _, err := Dir(f, "", "--out"); err == nil || !strings.HasPrefix(err.Error(), "--out "+f+" is not a directory") {
 		t.Errorf("a file: %v", err)
 	}
 	ws, err := NewWorkspace(home)
@@ -76,5 +76,49 @@ func TestDirAndWorkspace(t *testing.T) {
 	}
 	if _, err := os.Stat(mine.Dir); err != nil {
 		t.Errorf("the caller's workspace was removed")
+	}
+}
+
+// TestDirOutsideHome: a workspace is never RLM_HOME, never holds it, and never lies inside it but
+// below its work directory (rlm's own per-task workspaces), however it is named: through a
+// symbolic link, with "..", or before RLM_HOME exists.
+func TestDirOutsideHome(t *testing.T) {
+	top := t.TempDir()
+	home := filepath.Join(top, "u", ".rlm")
+	for _, d := range []string{filepath.Join(home, "work", "task1"), filepath.Join(home, "logs"), filepath.Join(top, "elsewhere")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(home, filepath.Join(top, "link")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, dir, home string
+		want            string // a phrase of the error; "" = accepted
+	}{
+		{"RLM_HOME", home, home, "is RLM_HOME or holds it"},
+		{"its parent", filepath.Join(top, "u"), home, "is RLM_HOME or holds it"},
+		{"the root of it all", top, home, "is RLM_HOME or holds it"},
+		{"a link to it", filepath.Join(top, "link"), home, "is RLM_HOME or holds it"},
+		{"by ..", filepath.Join(home, "logs", ".."), home, "is RLM_HOME or holds it"},
+		{"inside it", filepath.Join(home, "logs"), home, "lies inside RLM_HOME"},
+		{"inside it through the link", filepath.Join(top, "link", "logs"), home, "lies inside RLM_HOME"},
+		{"its work directory", filepath.Join(home, "work"), home, "lies inside RLM_HOME"},
+		{"a per-task workspace", filepath.Join(home, "work", "task1"), home, ""},
+		{"elsewhere", filepath.Join(top, "elsewhere"), home, ""},
+		{"a home not made yet, inside the directory", filepath.Join(top, "elsewhere"), filepath.Join(top, "elsewhere", "new", ".rlm"), "is RLM_HOME or holds it"},
+		{"a home not made yet, elsewhere", filepath.Join(top, "elsewhere"), filepath.Join(top, "u", "new"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Dir(tt.dir, tt.home, "--out")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "pass a directory outside "+tt.home)):
+				t.Errorf("got %q, %v; want an error with %q", got, err, tt.want)
+			}
+		})
 	}
 }
