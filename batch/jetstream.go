@@ -254,8 +254,8 @@ func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
 		cancel()
 		switch {
 		case err == nil:
-			var j Job
-			if err := json.Unmarshal(msg.Data(), &j); err != nil {
+			j, ok := readJob(msg.Data())
+			if !ok {
 				_ = msg.Term() // not a job: never deliver it again
 				continue
 			}
@@ -277,31 +277,52 @@ func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
 	}
 }
 
-// Results reads the batch's result subject from its start: what is there now is past, the
-// rest goes to the channel.
-func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan Result, error) {
+// readJob reads a job from the queue. A message that names a batch and an id but is not a job
+// (a limit this worker does not know, a bad duration) is a job that check refuses, so that its
+// batch gets a failed result that says why; ok is false for a message without them.
+func readJob(data []byte) (j Job, ok bool) {
+	err := json.Unmarshal(data, &j)
+	if err == nil {
+		return j, true
+	}
+	var id struct{ Batch, ID string }
+	if json.Unmarshal(data, &id) != nil || id.Batch == "" || id.ID == "" {
+		return Job{}, false
+	}
+	var fe *fieldError
+	if !errors.As(err, &fe) {
+		err = errors.New(jsonErr(err))
+	}
+	return Job{Batch: id.Batch, ID: id.ID, bad: err}, true
+}
+
+// Results reads the batch's result subject from its start: what is there now goes to past, the
+// rest to the channel.
+func (q *jsQueue) Results(ctx context.Context, batch string, past func(Result) error) (<-chan Result, error) {
 	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch + ".>"}})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	info, err := cons.Info(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	it, err := cons.Messages()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var past []Result
 	for n := info.NumPending; n > 0; n-- {
 		msg, err := it.Next()
+		if err == nil {
+			var r Result
+			if json.Unmarshal(msg.Data(), &r) != nil || r.ID == "" {
+				continue
+			}
+			err = past(r)
+		}
 		if err != nil {
 			it.Stop()
-			return nil, nil, err
-		}
-		var r Result
-		if json.Unmarshal(msg.Data(), &r) == nil && r.ID != "" {
-			past = append(past, r)
+			return nil, err
 		}
 	}
 	live := make(chan Result, 64)
@@ -330,7 +351,7 @@ func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan R
 			}
 		}
 	}()
-	return past, live, nil
+	return live, nil
 }
 
 func (q *jsQueue) Drop(ctx context.Context, batch string) error {
