@@ -43,9 +43,12 @@ type Limits struct {
 	CellTimeout   Duration `json:"cell_timeout,omitzero"` // each cell: "30s"
 }
 
-// UnmarshalJSON reads a limits object; a field that is not a limit is an error that lists the
-// limits, and an error names the limit it is about.
+// UnmarshalJSON reads a limits object (null: none); a field that is not a limit is an error
+// that lists the limits, and an error names the limit it is about.
 func (l *Limits) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" { // as absent
+		return nil
+	}
 	type plain Limits // without this method
 	return decodeObject(b, (*plain)(l), "limits")
 }
@@ -272,7 +275,9 @@ func jsonKind(k string) string {
 		return "a list"
 	case "struct":
 		return "an object"
-	case "int", "float64":
+	case "int", "int64":
+		return "a whole number"
+	case "float64":
 		return "a number"
 	}
 	return "a " + k
