@@ -150,8 +150,8 @@ func lockResults(path string) (*os.File, bool, error) {
 	return nil, false, fault.New(fault.Limit, "%s keeps being replaced by another rlm batch; wait for it, or give this one another --out", path)
 }
 
-// openRegular opens path (flag: os.O_RDWR or os.O_WRONLY|os.O_APPEND), creating it when it is
-// missing, and refuses anything but a regular file. path is a link's target already (see
+// openRegular opens path with flag (os.O_RDWR|os.O_APPEND for a file of results), creating it
+// when it is missing, and refuses anything but a regular file. path is a link's target already (see
 // resolveOut): a link put in its place since is refused, not followed, and opening a FIFO or a
 // device neither blocks nor touches it.
 func openRegular(path string, flag int) (*os.File, bool, error) {
