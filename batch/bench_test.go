@@ -25,7 +25,7 @@ func BenchmarkQueue(b *testing.B) {
 			q, _ := queues[name](b, home)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			_, live, err := q.Results(ctx, "bench")
+			live, err := q.Results(ctx, "bench", func(batch.Result) error { return nil })
 			if err != nil {
 				b.Fatal(err)
 			}

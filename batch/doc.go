@@ -2,7 +2,7 @@
 // that carries jobs to workers on this machine or many.
 //
 // A tasks file has one JSON object per line: {"id", "question" | "script", "files", "lang",
-// "limits"} (ReadTasks). Run queues every task without a result in the results file, runs
+// "limits"} (ReadTasks). A task's limits only lower those of the worker that runs it. Run queues every task without a result in the results file, runs
 // them on its local Worker and on any other worker reading the same queue, and appends one
 // line per task to the results file (Result: rlm run --json's shape, with the id, timing,
 // worker and attempt). Each line is written whole and synced, and a task id never appears
@@ -12,8 +12,14 @@
 // A batch whose model service fails OutageStop tasks in a row (llm.ErrUnavailable) stops as
 // one whose budget is spent does.
 //
+// The results file is checked to be one (every line a result line) before anything is written
+// to it; a link is followed to its target. The lines stay in the file: a batch keeps one status
+// per task in memory, so its memory does not grow with the results it writes.
+//
 // A Worker runs each job with rlm.Ask, as rlm run would: same options, same confinement,
-// same records in its own RLM_HOME. It extends the job's lease while it runs (Delivery.Touch),
+// same records in its own RLM_HOME. A job comes from a queue that others may write to, so it
+// is checked as a task line is, and its limits are capped by the worker's (Result.Notes says
+// when). It extends the job's lease while it runs (Delivery.Touch),
 // hands the job back when stopped, and records a job that has been started
 // DefaultMaxAttempts times without finishing as failed.
 //

@@ -20,7 +20,7 @@ import (
 
 // Names in JetStream. Jobs of every batch share one work-queue stream and one durable
 // consumer, so a worker serves whichever batch has work; a batch's subjects end in its Name
-// (results: its Name, then a hash of the task id).
+// (results: its Name, then ".r").
 const (
 	jobStream    = "RLM_JOBS"
 	jobSubject   = "rlm.jobs."
@@ -254,8 +254,8 @@ func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
 		cancel()
 		switch {
 		case err == nil:
-			var j Job
-			if err := json.Unmarshal(msg.Data(), &j); err != nil {
+			j, ok := readJob(msg.Data())
+			if !ok {
 				_ = msg.Term() // not a job: never deliver it again
 				continue
 			}
@@ -277,32 +277,37 @@ func (q *jsQueue) Take(ctx context.Context) (Delivery, error) {
 	}
 }
 
-// Results reads the batch's result subject from its start: what is there now is past, the
-// rest goes to the channel.
-func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan Result, error) {
-	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch + ".>"}})
-	if err != nil {
-		return nil, nil, err
+// readJob reads a job from the queue. A message that names a batch and an id but is not a job
+// (a limit this worker does not know, a bad duration) is a job that check refuses, so that its
+// batch gets a failed result that says why; ok is false for a message without them.
+func readJob(data []byte) (j Job, ok bool) {
+	err := json.Unmarshal(data, &j)
+	if err == nil {
+		return j, true
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return nil, nil, err
+	var id struct{ Batch, ID string }
+	if json.Unmarshal(data, &id) != nil || id.Batch == "" || id.ID == "" {
+		return Job{}, false
 	}
-	it, err := cons.Messages()
-	if err != nil {
-		return nil, nil, err
+	var fe *fieldError
+	if !errors.As(err, &fe) {
+		err = errors.New(jsonErr(err))
 	}
-	var past []Result
-	for n := info.NumPending; n > 0; n-- {
-		msg, err := it.Next()
-		if err != nil {
-			it.Stop()
-			return nil, nil, err
-		}
+	return Job{Batch: id.Batch, ID: id.ID, bad: err}, true
+}
+
+// Results reads the batch's result subject from its start: what is there now goes to past, the
+// rest to the channel.
+func (q *jsQueue) Results(ctx context.Context, batch string, past func(Result) error) (<-chan Result, error) {
+	it, err := q.stored(ctx, batch, func(msg jetstream.Msg) error {
 		var r Result
-		if json.Unmarshal(msg.Data(), &r) == nil && r.ID != "" {
-			past = append(past, r)
+		if json.Unmarshal(msg.Data(), &r) != nil || r.ID == "" {
+			return nil
 		}
+		return past(r)
+	})
+	if err != nil {
+		return nil, err
 	}
 	live := make(chan Result, 64)
 	go func() {
@@ -330,7 +335,7 @@ func (q *jsQueue) Results(ctx context.Context, batch string) ([]Result, <-chan R
 			}
 		}
 	}()
-	return past, live, nil
+	return live, nil
 }
 
 func (q *jsQueue) Drop(ctx context.Context, batch string) error {
@@ -348,26 +353,70 @@ func (q *jsQueue) Reset(ctx context.Context, batch string) error {
 	return results.Purge(ctx, jetstream.WithPurgeSubject(resultSubj+batch+".>"))
 }
 
+// stored reads the results stored for the batch now, from the first, passing each to fn, and
+// returns the iterator, which goes on with those stored later. On an error it is stopped.
+func (q *jsQueue) stored(ctx context.Context, batch string, fn func(jetstream.Msg) error) (jetstream.MessagesContext, error) {
+	cons, err := q.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubj + batch + ".>"}})
+	if err != nil {
+		return nil, err
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, err
+	}
+	for n := info.NumPending; n > 0; n-- {
+		msg, err := it.Next()
+		if err == nil {
+			err = fn(msg)
+		}
+		if err != nil {
+			it.Stop()
+			return nil, err
+		}
+	}
+	return it, nil
+}
+
+// Forget reads the batch's stored results once and deletes those of ids, one message at a time.
 func (q *jsQueue) Forget(ctx context.Context, batch string, ids []string) error {
 	results, err := q.js.Stream(ctx, resultStream)
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := results.Purge(ctx, jetstream.WithPurgeSubject(resultSubject(batch, id))); err != nil {
-			return fmt.Errorf("forgetting the result of %s: %w", id, err)
+	drop := setOf(ids)
+	it, err := q.stored(ctx, batch, func(msg jetstream.Msg) error {
+		var r struct {
+			ID string `json:"id"`
 		}
+		if json.Unmarshal(msg.Data(), &r) != nil || !drop[r.ID] {
+			return nil
+		}
+		md, err := msg.Metadata()
+		if err == nil {
+			err = results.DeleteMsg(ctx, md.Sequence.Stream)
+		}
+		if err != nil {
+			return fmt.Errorf("forgetting the result of %s: %w", r.ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	it.Stop()
 	return nil
 }
 
-// resultSubject is where the result of the batch's task id is published: one subject per
-// task, so that Forget can remove one task's results. A task id may hold any character; the
-// subject has a hash of it.
-func resultSubject(batch, id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return resultSubj + batch + "." + hex.EncodeToString(sum[:12])
-}
+// resultSubject is where the results of the batch are published: one subject for the batch,
+// so that the server's index of subjects does not grow with its tasks (a subject per task cost
+// it about 180 bytes each). Forget deletes a task's results by their sequence numbers; results
+// stored by earlier versions, one subject per task under the same prefix, are read and
+// forgotten the same way.
+func resultSubject(batch string) string { return resultSubj + batch + ".r" }
 
 func (q *jsQueue) Close() error { return nil }
 
@@ -399,7 +448,7 @@ func (d *jsDelivery) Finish(ctx context.Context, r Result) error {
 	if err != nil {
 		return err
 	}
-	if _, err := d.q.js.Publish(ctx, resultSubject(d.job.Batch, d.job.ID), data); err != nil {
+	if _, err := d.q.js.Publish(ctx, resultSubject(d.job.Batch), data); err != nil {
 		return fmt.Errorf("publishing the result of %s: %w", d.job.ID, err)
 	}
 	return d.msg.DoubleAck(ctx)

@@ -71,7 +71,11 @@ func (p *progress) result(r Result) {
 	if r.Error != nil {
 		what = fmt.Sprintf("failed (%s)", r.Error.Kind)
 	}
-	p.line(fmt.Sprintf("[batch] %d/%d %s %s in %s, %d tokens", p.done, p.total, r.ID, what, time.Duration(r.DurationMS)*time.Millisecond, r.Usage.Tokens))
+	notes := ""
+	for _, n := range r.Notes {
+		notes += " · " + n
+	}
+	p.line(fmt.Sprintf("[batch] %d/%d %s %s in %s, %d tokens%s", p.done, p.total, r.ID, what, time.Duration(r.DurationMS)*time.Millisecond, r.Usage.Tokens, notes))
 }
 
 // redraw refreshes the bar (the ETA and the running count move between results).

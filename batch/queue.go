@@ -22,9 +22,10 @@ type Queue interface {
 	Publish(ctx context.Context, j Job) error
 	// Take waits for the next job of any batch.
 	Take(ctx context.Context) (Delivery, error)
-	// Results returns the batch's results published before the call (while no coordinator
-	// was reading them), and a channel of those published after, until ctx is done.
-	Results(ctx context.Context, batch string) (past []Result, live <-chan Result, err error)
+	// Results calls past with each of the batch's results published before the call (while
+	// no coordinator was reading them), one at a time, and returns a channel of those
+	// published after, until ctx is done.
+	Results(ctx context.Context, batch string, past func(Result) error) (live <-chan Result, err error)
 	// Drop removes the batch's jobs that no worker has started.
 	Drop(ctx context.Context, batch string) error
 	// Reset removes the batch's jobs and its stored results: a batch whose results file is new
@@ -60,6 +61,8 @@ type Job struct {
 	Files    []Input `json:"files,omitempty"`
 	Lang     string  `json:"lang,omitempty"`
 	Limits   Limits  `json:"limits,omitzero"`
+
+	bad error // why a job from the queue could not be read (Job.check)
 }
 
 // Script is a script job's source, carried in the job.
@@ -125,14 +128,19 @@ func (q *memQueue) Take(ctx context.Context) (Delivery, error) {
 	}
 }
 
-func (q *memQueue) Results(_ context.Context, batch string) ([]Result, <-chan Result, error) {
+func (q *memQueue) Results(_ context.Context, batch string, past func(Result) error) (<-chan Result, error) {
 	ch := make(chan Result, 64)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.subs[batch] = append(q.subs[batch], ch)
-	past := q.backlog[batch]
+	backlog := q.backlog[batch]
 	delete(q.backlog, batch)
-	return past, ch, nil
+	for _, r := range backlog {
+		if err := past(r); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
 }
 
 func (q *memQueue) Drop(context.Context, string) error {

@@ -1,9 +1,8 @@
 package batch
 
 import (
-	"bytes"
+	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,15 +25,19 @@ func RetriedPath(out string) string {
 // and then out of the results file, so that those tasks run again; it returns how many. The
 // queue goes first: a crash between the two leaves the failures in the file, where the next
 // run finds them as before.
-func retryFailed(ctx context.Context, cfg Config, name string, out *results, want map[string]bool) (int, error) {
-	ids := out.failedIDs(want)
+func retryFailed(ctx context.Context, cfg Config, name string, out *results) (int, error) {
+	ids := out.failedIDs()
 	if len(ids) == 0 {
 		return 0, nil
 	}
 	if err := cfg.Queue.Forget(ctx, name, ids); err != nil {
 		return 0, err
 	}
-	if err := out.retry(cfg.Out, RetriedPath(cfg.Out), ids); err != nil {
+	aside, err := resolveOut(RetriedPath(cfg.Out))
+	if err != nil {
+		return 0, err
+	}
+	if err := out.retry(cfg.Out, aside); err != nil {
 		return 0, err
 	}
 	return len(ids), nil
@@ -48,13 +51,13 @@ func setOf(ids []string) map[string]bool {
 	return set
 }
 
-// failedIDs are the ids in want whose result is a failure, sorted.
-func (r *results) failedIDs(want map[string]bool) []string {
+// failedIDs are the ids of the tasks whose result is a failure, sorted.
+func (r *results) failedIDs() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var ids []string
-	for id, res := range r.done {
-		if want[id] && res.Failed() {
+	for id, i := range r.index {
+		if r.status[i] == failed {
 			ids = append(ids, id)
 		}
 	}
@@ -62,72 +65,78 @@ func (r *results) failedIDs(want map[string]bool) []string {
 	return ids
 }
 
-// retry takes the results of ids out of the file, under its lock all along: their lines, and
-// any later duplicate of an id, are appended to aside (synced) first; then the file is
-// rewritten without them and renamed into place.
-func (r *results) retry(path, aside string, ids []string) error {
+// retry takes the failed results out of the file, under its lock all along: their lines, and
+// any later line of a task of the batch, are appended to aside (synced) first; then the file is
+// rewritten without them and renamed into place. The file is read twice, a line at a time.
+func (r *results) retry(path, aside string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	keep, moved, err := r.split(ids)
-	if err != nil {
-		return fault.Wrap(fault.Schema, err, "reading the results file")
+	// moved reports whether a line goes aside: a failure, or a task's line after its first
+	moved := func() func(id string) bool {
+		seen := make([]bool, len(r.status))
+		return func(id string) bool {
+			i, ok := r.index[id]
+			if !ok {
+				return false // not a task of this batch: kept as it is
+			}
+			again := seen[i]
+			seen[i] = true
+			return again || r.status[i] == failed
+		}
 	}
-	if err := appendSynced(aside, moved); err != nil {
+	if err := appendAside(aside, func(w io.Writer) error { return r.copyLines(path, w, moved(), true) }); err != nil {
 		return fault.Wrap(fault.Schema, err, "keeping the failed results in "+aside)
 	}
-	f, err := replaceLocked(path, r.f, keep)
+	f, err := replaceLocked(path, r.f, func(w io.Writer) error { return r.copyLines(path, w, moved(), false) })
 	if err != nil {
 		return fault.Wrap(fault.Schema, err, "rewriting the results file")
 	}
 	r.f.Close()
 	r.f = f
-	for _, id := range ids {
-		delete(r.done, id)
+	for i, st := range r.status {
+		if st == failed {
+			r.status[i] = pending
+			r.done--
+		}
 	}
 	return nil
 }
 
-// split reads the file again and sorts its lines: those to keep, and those of ids or repeating
-// an earlier line's id.
-func (r *results) split(ids []string) (keep, moved []byte, err error) {
-	st, err := r.f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := io.ReadAll(io.NewSectionReader(r.f, 0, st.Size()))
-	if err != nil {
-		return nil, nil, err
-	}
-	drop, seen := setOf(ids), map[string]bool{}
-	for line := range bytes.Lines(data) {
-		var res struct{ ID string }
-		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &res) != nil {
-			continue // load refused the file if such a line were a result's
+// copyLines copies to w the lines of the results file for which moved(id) is want.
+func (r *results) copyLines(path string, w io.Writer, moved func(id string) bool, want bool) error {
+	_, err := scanResults(r.f, path, func(raw []byte, id, _ string) error {
+		if moved(id) != want {
+			return nil
 		}
-		if drop[res.ID] || seen[res.ID] {
-			moved = append(moved, line...)
-		} else {
-			keep = append(keep, line...)
-		}
-		seen[res.ID] = true
-	}
-	return keep, moved, nil
+		_, err := w.Write(raw)
+		return err
+	})
+	return err
 }
 
-// appendSynced appends data to path and syncs it and its directory; a failed write is cut off
+// appendAside appends what write writes to the file at path (a link's target already), which
+// must be a results file or none, and syncs it and its directory; a failed write is cut off
 // again, so the file never ends in a torn line.
-func appendSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+func appendAside(path string, write func(io.Writer) error) error {
+	f, _, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	end, err := scanResults(f, path, func([]byte, string, string) error { return nil })
+	if err == nil {
+		err = cutTorn(f, path, end)
+	}
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Truncate(st.Size())
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		f.Truncate(end)
 		return err
 	}
 	if err := f.Sync(); err != nil {
@@ -136,11 +145,11 @@ func appendSynced(path string, data []byte) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// replaceLocked writes data to a new file beside path (with old's mode), locks it, syncs it and
-// renames it over path; it returns the new file, open at its end and still locked. A crash
-// leaves either the old file or the new one, and perhaps a temporary file that the next
-// replacement removes.
-func replaceLocked(path string, old *os.File, data []byte) (*os.File, error) {
+// replaceLocked writes what write writes to a new file beside path (with old's mode), locks
+// it, syncs it and renames it over path; it returns the new file, open at its end and still
+// locked. A crash leaves either the old file or the new one, and perhaps a temporary file that
+// the next replacement removes.
+func replaceLocked(path string, old *os.File, write func(io.Writer) error) (*os.File, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)+".tmp-"
 	removeStale(dir, base)
 	f, err := os.CreateTemp(dir, base+"*")
@@ -151,8 +160,12 @@ func replaceLocked(path string, old *os.File, data []byte) (*os.File, error) {
 	if st, serr := old.Stat(); err == nil && serr == nil {
 		err = f.Chmod(st.Mode().Perm())
 	}
+	bw := bufio.NewWriter(f)
 	if err == nil {
-		_, err = f.Write(data)
+		err = write(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if err == nil {
 		err = f.Sync()

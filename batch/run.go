@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -20,8 +21,8 @@ import (
 // Config is one batch.
 type Config struct {
 	Tasks []Task
-	// Out is the results file (or a link to it); it is appended to, and its results are kept
-	// (resume). A new file starts a new batch: results the queue stored for an older file of
+	// Out is the results file, or a link to it (followed; a link to nothing is refused); it
+	// must hold only result lines, is appended to, and its results are kept (resume). A new file starts a new batch: results the queue stored for an older file of
 	// the same name are dropped.
 	Out string
 	// RetryFailed runs the tasks whose result in Out is a failure again. Their old lines move
@@ -63,10 +64,15 @@ type Summary struct {
 // returns its summary and an error (of kind limit) that says what is left and how to resume.
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	sum := Summary{Total: len(cfg.Tasks)}
-	if real, err := filepath.EvalSymlinks(cfg.Out); err == nil {
-		cfg.Out = real // a retry replaces the file: the link's target, not the link
+	var err error
+	if cfg.Out, err = resolveOut(cfg.Out); err != nil { // a retry replaces the file: the link's target, not the link
+		return sum, err
 	}
-	out, err := openResults(cfg.Out)
+	ids := make([]string, len(cfg.Tasks))
+	for i, t := range cfg.Tasks {
+		ids[i] = t.ID
+	}
+	out, err := openResults(cfg.Out, ids)
 	if err != nil {
 		return sum, err
 	}
@@ -81,32 +87,40 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	// runs that finished as the batch was stopped
 	rctx, stopResults := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopResults()
-	past, live, err := cfg.Queue.Results(rctx, name)
+	live, err := cfg.Queue.Results(rctx, name, out.addPast)
 	if err != nil {
 		return sum, err
 	}
-	want := map[string]bool{}
-	for _, t := range cfg.Tasks {
-		want[t.ID] = true
-	}
-	if err := out.addPast(past, want); err != nil {
-		return sum, err
-	}
 	if cfg.RetryFailed { // after the past results, which may hold failures too
-		if sum.Retried, err = retryFailed(ctx, cfg, name, out, want); err != nil {
+		if sum.Retried, err = retryFailed(ctx, cfg, name, out); err != nil {
 			return sum, err
 		}
 	}
-	todo := slices.DeleteFunc(slices.Clone(cfg.Tasks), func(t Task) bool { return out.has(t.ID) })
-	sum.Skipped, sum.FailedBefore = len(cfg.Tasks)-len(todo), len(out.failedIDs(want))
-	c := &coordinator{cfg: cfg, out: out, want: want, sum: &sum, prog: newProgress(cfg, len(todo), sum)}
+	todo := out.left()
+	sum.Skipped, sum.FailedBefore = len(cfg.Tasks)-todo, len(out.failedIDs())
+	c := &coordinator{cfg: cfg, out: out, sum: &sum, prog: newProgress(cfg, todo, sum)}
 	err = c.run(ctx, name, todo, live)
-	sum.Left = len(cfg.Tasks) - len(out.done)
+	sum.Left = out.left()
 	if cfg.Budget != nil {
 		sum.Spent = cfg.Budget.Spent()
 	}
 	c.prog.finish(sum)
 	return sum, err
+}
+
+// resolveOut is the results file out names: out itself when nothing is there yet, else the file
+// at the end of its links (their target is the results file, checked as such before anything is
+// written to it). A link to nothing is refused: nothing is created where a link points.
+func resolveOut(out string) (string, error) {
+	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	real, err := filepath.EvalSymlinks(out)
+	if err != nil {
+		target, _ := os.Readlink(out)
+		return "", fault.New(fault.Schema, "results file %s is a link to %s, which does not exist (%v); create that file first, or give the path of a file, not of a link", out, target, err)
+	}
+	return real, nil
 }
 
 // Name is the queue's name of the batch that writes results to out: a hash of its absolute
@@ -123,7 +137,6 @@ func Name(out string) string {
 type coordinator struct {
 	cfg  Config
 	out  *results
-	want map[string]bool
 	sum  *Summary
 	prog *progress
 	// outage counts the tasks in a row that failed because the model service was unavailable;
@@ -137,8 +150,9 @@ type coordinator struct {
 // its retries.
 const OutageStop = 3
 
-func (c *coordinator) run(ctx context.Context, name string, todo []Task, live <-chan Result) error {
-	if len(todo) == 0 {
+// run queues the todo tasks without a result and writes their results.
+func (c *coordinator) run(ctx context.Context, name string, todo int, live <-chan Result) error {
+	if todo == 0 {
 		return nil
 	}
 	if c.cfg.Budget != nil {
@@ -158,8 +172,8 @@ func (c *coordinator) run(ctx context.Context, name string, todo []Task, live <-
 		wg.Go(func() { workErr <- c.cfg.Local.Work(wctx) })
 	}
 	pubErr := make(chan error, 1)
-	go func() { pubErr <- c.publish(wctx, name, todo) }()
-	err := c.collect(ctx, live, len(todo), pubErr, workErr)
+	go func() { pubErr <- c.publish(wctx, name) }()
+	err := c.collect(ctx, live, todo, pubErr, workErr)
 	stopWorkers()
 	if err != nil { // withdraw the jobs no worker has started: a stopped batch stops everywhere
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -171,10 +185,13 @@ func (c *coordinator) run(ctx context.Context, name string, todo []Task, live <-
 	return err
 }
 
-// publish stores the inputs (each file once) and queues a job per task.
-func (c *coordinator) publish(ctx context.Context, name string, todo []Task) error {
+// publish stores the inputs (each file once) and queues a job per task without a result.
+func (c *coordinator) publish(ctx context.Context, name string) error {
 	stored := map[string]Input{}
-	for _, t := range todo {
+	for _, t := range c.cfg.Tasks {
+		if c.out.has(t.ID) {
+			continue
+		}
 		j := Job{Batch: name, ID: t.ID, Question: t.Question, Lang: t.Lang, Limits: t.Limits}
 		if t.Script != "" {
 			src, err := os.ReadFile(t.Script)
@@ -254,9 +271,6 @@ func (c *coordinator) collect(ctx context.Context, live <-chan Result, n int, pu
 // take writes one result, unless its task has one or is not in this batch's file. Results of
 // other workers are charged to the shared budget.
 func (c *coordinator) take(r Result) (bool, error) {
-	if !c.want[r.ID] {
-		return false, nil
-	}
 	added, err := c.out.add(r)
 	if err != nil || !added {
 		return false, err
@@ -292,7 +306,7 @@ func (c *coordinator) drain(live <-chan Result) {
 	const quiet = 250 * time.Millisecond
 	idle := time.NewTimer(quiet)
 	defer idle.Stop()
-	for len(c.out.done) < len(c.want) {
+	for c.out.left() > 0 {
 		select {
 		case r, ok := <-live:
 			if !ok {
@@ -311,13 +325,11 @@ func (c *coordinator) drain(live <-chan Result) {
 // stoppedByOutage is the error of a batch stopped because the model service failed the last
 // OutageStop tasks.
 func (c *coordinator) stoppedByOutage() error {
-	left := len(c.want) - len(c.out.done)
 	return fault.New(fault.Limit, "batch stopped: the model service failed the last %d tasks in a row (last: %s); %d of %d tasks are left (their jobs are withdrawn): once the service works, rerun the same command with --retry-failed to run them and the failed ones",
-		OutageStop, c.last, left, len(c.want))
+		OutageStop, c.last, c.out.left(), len(c.cfg.Tasks))
 }
 
 // stopped is the error of a batch the shared budget stopped.
 func (c *coordinator) stopped(cause error) error {
-	left := len(c.want) - len(c.out.done)
-	return fault.Wrap(fault.Limit, cause, fmt.Sprintf("batch stopped with %d of %d tasks left (their jobs are withdrawn); rerun the same command with a larger budget to run them", left, len(c.want)))
+	return fault.Wrap(fault.Limit, cause, fmt.Sprintf("batch stopped with %d of %d tasks left (their jobs are withdrawn); rerun the same command with a larger budget to run them", c.out.left(), len(c.cfg.Tasks)))
 }

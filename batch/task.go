@@ -7,8 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,32 +31,59 @@ type Task struct {
 	Limits   Limits   `json:"limits,omitzero"`
 }
 
-// Limits are a task's own limits; a zero field keeps the batch's default (rlm run's).
+// Limits are a task's own limits. They only lower the limits of the worker that runs it (rlm
+// run's, from its configuration): a zero field keeps the worker's, and a larger one runs with the
+// worker's, which its result's Notes then name.
 type Limits struct {
 	MaxCalls      int      `json:"max_calls,omitempty"`
 	MaxTokens     int      `json:"max_tokens,omitempty"`
 	MaxCost       float64  `json:"max_cost,omitempty"` // US dollars
 	MaxIterations int      `json:"max_iterations,omitempty"`
-	Timeout       Duration `json:"timeout,omitzero"` // "10m"
+	Timeout       Duration `json:"timeout,omitzero"`      // the whole run: "10m"
+	CellTimeout   Duration `json:"cell_timeout,omitzero"` // each cell: "30s"
+}
+
+// UnmarshalJSON reads a limits object (null: none); a field that is not a limit is an error
+// that lists the limits, and an error names the limit it is about.
+func (l *Limits) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" { // as absent
+		return nil
+	}
+	type plain Limits // without this method
+	return decodeObject(b, (*plain)(l), "limits")
 }
 
 // Duration is a time.Duration written as Go writes durations ("90s", "10m").
 type Duration time.Duration
 
-// UnmarshalJSON reads "10m" (or a number of seconds).
+// maxSeconds is the longest duration a Duration holds, in seconds (about 292 years).
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// UnmarshalJSON reads "10m" or a number of seconds. Either is checked before it is converted:
+// it must be positive and fit a Duration (a larger number would wrap around to a negative one).
+// JSON null leaves the duration unset.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var secs float64
 		if json.Unmarshal(b, &secs) != nil {
 			return fmt.Errorf("want a duration such as \"10m\" or a number of seconds, got %s", b)
 		}
+		if !(secs > 0 && secs <= float64(maxSeconds)) { // NaN fails both
+			return fmt.Errorf("want a positive number of seconds of at most %d, got %s", maxSeconds, b)
+		}
 		*d = Duration(secs * float64(time.Second))
 		return nil
 	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
+	v, err := time.ParseDuration(s) // refuses what overflows
+	switch {
+	case err != nil:
 		return fmt.Errorf("want a duration such as \"10m\", got %q", s)
+	case v <= 0:
+		return fmt.Errorf("want a positive duration such as \"10m\", got %q", s)
 	}
 	*d = Duration(v)
 	return nil
@@ -116,7 +147,11 @@ func parseTask(line []byte, dir string) (Task, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&t); err != nil {
-		return t, fmt.Errorf("%v; want one JSON object such as {\"id\": \"t1\", \"question\": \"…\", \"files\": [\"a.txt\"]} (fields: id, question, script, files, lang, limits)", jsonErr(err))
+		var fe *fieldError
+		if errors.As(err, &fe) { // inside limits: its own fields
+			return t, fe
+		}
+		return t, fmt.Errorf("%v; want one JSON object such as {\"id\": \"t1\", \"question\": \"…\", \"files\": [\"a.txt\"]} (fields: %s)", jsonErr(err), strings.Join(jsonNames(reflect.TypeFor[Task]()), ", "))
 	}
 	if dec.More() {
 		return t, fmt.Errorf("more than one JSON value on the line; put one task per line")
@@ -143,7 +178,7 @@ func parseTask(line []byte, dir string) (Task, error) {
 		if err != nil {
 			return t, fmt.Errorf("task %q: script: %v", t.ID, err)
 		}
-		if limit := int64(validator.Policy{}.Effective().MaxSourceBytes); st.Size() > limit {
+		if limit := int64(maxScript()); st.Size() > limit {
 			return t, fmt.Errorf("task %q: script %s is %d bytes; a script may have at most %d (the validator's limit): put data in the task's files and read it with text(context), or split the script into tasks", t.ID, t.Script, st.Size(), limit)
 		}
 	}
@@ -160,13 +195,21 @@ func parseTask(line []byte, dir string) (Task, error) {
 	return t, nil
 }
 
+// check refuses a negative limit (a negative duration cannot be read).
 func (l Limits) check() error {
-	switch {
-	case l.MaxCalls < 0, l.MaxTokens < 0, l.MaxIterations < 0, l.MaxCost < 0, l.Timeout < 0:
-		return fmt.Errorf("limits must not be negative (0 or absent keeps the batch's default)")
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"max_calls", float64(l.MaxCalls)}, {"max_tokens", float64(l.MaxTokens)}, {"max_cost", l.MaxCost}, {"max_iterations", float64(l.MaxIterations)}} {
+		if f.v < 0 {
+			return fmt.Errorf("limits.%s is %v; a limit must not be negative (0 or absent keeps the worker's)", f.name, f.v)
+		}
 	}
 	return nil
 }
+
+// maxScript is the largest script a task may name: the validator's limit on a cell's source.
+func maxScript() int { return validator.Policy{}.Effective().MaxSourceBytes }
 
 func resolvePath(dir, p string) string {
 	if filepath.IsAbs(p) {
@@ -175,11 +218,53 @@ func resolvePath(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
+// fieldError is an error in one field of a nested object of a task line ("limits.timeout").
+type fieldError struct {
+	field, msg string
+}
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+// decodeObject decodes the JSON object b into the struct that dst points to, whose fields all
+// have JSON names; name is the object's field in the task line. A key that is none of its
+// fields is refused with the list of those that are, and every error names its field.
+func decodeObject(b []byte, dst any, name string) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return &fieldError{name, fmt.Sprintf("want a JSON object, got %.40s", b)}
+	}
+	v := reflect.ValueOf(dst).Elem()
+	names := jsonNames(v.Type())
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		i := slices.Index(names, k)
+		if i < 0 {
+			return &fieldError{name, fmt.Sprintf("unknown field %q; the fields of %s are %s", k, name, strings.Join(names, ", "))}
+		}
+		if err := json.Unmarshal(obj[k], v.Field(i).Addr().Interface()); err != nil {
+			return &fieldError{name + "." + k, jsonErr(err)}
+		}
+	}
+	return nil
+}
+
+// jsonNames are the JSON names of a struct's fields, in their order (each field has one).
+func jsonNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return names
+}
+
 // jsonErr is a decoding error without encoding/json's Go type names.
 func jsonErr(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("field %q: want %s, got a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		want := fmt.Sprintf("want %s, got a JSON %s", jsonKind(te.Type.Kind().String()), te.Value)
+		if te.Field == "" {
+			return want
+		}
+		return fmt.Sprintf("field %q: %s", te.Field, want)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
@@ -190,7 +275,9 @@ func jsonKind(k string) string {
 		return "a list"
 	case "struct":
 		return "an object"
-	case "int", "float64":
+	case "int", "int64":
+		return "a whole number"
+	case "float64":
 		return "a number"
 	}
 	return "a " + k

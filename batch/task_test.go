@@ -2,8 +2,10 @@ package batch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +31,7 @@ func TestReadTasks(t *testing.T) {
 	}{
 		{"ok", `{"id":"t1","question":"q","files":["a.txt"]}` + "\n\n# comment\n" + `{"id":"t2","script":"s.js","lang":"js","limits":{"max_calls":3,"timeout":"1m"}}`, "", 2},
 		{"line number", `{"id":"t1","question":"q"}` + "\n" + `{"id":"t2"`, "tasks.jsonl:2: ", 0},
-		{"unknown field", `{"id":"t1","question":"q","file":["a.txt"]}`, `tasks.jsonl:1: unknown field "file"`, 0},
+		{"unknown field", `{"id":"t1","question":"q","file":["a.txt"]}`, `tasks.jsonl:1: unknown field "file"; want one JSON object such as {"id": "t1", "question": "…", "files": ["a.txt"]} (fields: id, question, script, files, lang, limits)`, 0},
 		{"no id", `{"question":"q"}`, `tasks.jsonl:1: no "id"`, 0},
 		{"both", `{"id":"t","question":"q","script":"s.js"}`, `both "question" and "script"`, 0},
 		{"neither", `{"id":"t","files":["a.txt"]}`, `neither "question" nor "script"`, 0},
@@ -38,8 +40,19 @@ func TestReadTasks(t *testing.T) {
 		{"big script", `{"id":"t","script":"big.js"}`, "is 131074 bytes; a script may have at most 131072 (the validator's limit)", 0},
 		{"directory", `{"id":"t","question":"q","files":["."]}`, "is not a regular file", 0},
 		{"bad lang", `{"id":"t","question":"q","lang":"py"}`, `tasks.jsonl:1: task "t": `, 0},
-		{"negative", `{"id":"t","question":"q","limits":{"max_calls":-1}}`, "must not be negative", 0},
-		{"bad duration", `{"id":"t","question":"q","limits":{"timeout":"soon"}}`, `want a duration such as "10m"`, 0},
+		{"negative", `{"id":"t","question":"q","limits":{"max_calls":-1}}`, `task "t": limits.max_calls is -1; a limit must not be negative`, 0},
+		{"bad duration", `{"id":"t","question":"q","limits":{"timeout":"soon"}}`, `tasks.jsonl:1: limits.timeout: want a duration such as "10m"`, 0},
+		{"cell timeout", `{"id":"t","question":"q","limits":{"cell_timeout":"30s"}}`, "", 1},
+		{"unknown limit", `{"id":"t","question":"q","limits":{"cell_timeout_seconds":3}}`, `tasks.jsonl:1: limits: unknown field "cell_timeout_seconds"; the fields of limits are max_calls, max_tokens, max_cost, max_iterations, timeout, cell_timeout`, 0},
+		{"limit of another case", `{"id":"t","question":"q","limits":{"Max_Calls":3}}`, `limits: unknown field "Max_Calls"`, 0},
+		{"limit of the wrong type", `{"id":"t","question":"q","limits":{"max_calls":"3"}}`, `tasks.jsonl:1: limits.max_calls: want a whole number, got a JSON string`, 0},
+		{"fraction of a count", `{"id":"t","question":"q","limits":{"max_calls":1.5}}`, `tasks.jsonl:1: limits.max_calls: want a whole number, got a JSON number 1.5`, 0},
+		{"null limits", `{"id":"t","question":"q","limits":null}`, "", 1},
+		{"null duration", `{"id":"t","question":"q","limits":{"timeout":null}}`, "", 1},
+		{"limits not an object", `{"id":"t","question":"q","limits":[3]}`, `tasks.jsonl:1: limits: want a JSON object, got [3]`, 0},
+		{"duration past a Duration", `{"id":"t","question":"q","limits":{"timeout":1e10}}`, `limits.timeout: want a positive number of seconds of at most 9223372036, got 1e10`, 0},
+		{"zero duration", `{"id":"t","question":"q","limits":{"cell_timeout":"0s"}}`, `limits.cell_timeout: want a positive duration such as "10m", got "0s"`, 0},
+		{"negative seconds", `{"id":"t","question":"q","limits":{"timeout":-3}}`, `limits.timeout: want a positive number of seconds`, 0},
 		{"wrong type", `{"id":"t","question":"q","files":"a.txt"}`, `field "files": want a list, got a JSON string`, 0},
 		{"two values", `{"id":"t","question":"q"} {"id":"u","question":"q"}`, "one task per line", 0},
 		{"empty", "\n# nothing\n", "no tasks", 0},
@@ -83,38 +96,36 @@ func TestReadTasksResolvesPaths(t *testing.T) {
 
 func TestResultsFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	// two whole lines, a duplicate id, and a line torn by a crash
-	os.WriteFile(path, []byte(`{"id":"a","status":"answered"}`+"\n"+`{"id":"b","status":"failed"}`+"\n"+`{"id":"a","status":"failed"}`+"\n"+`{"id":"c","sta`), 0o644)
-	r, err := openResults(path)
+	// two whole lines, a duplicate id, a task not in the batch, and a line torn by a crash
+	os.WriteFile(path, []byte(`{"id":"a","status":"answered"}`+"\n"+`{"id":"b","status":"failed"}`+"\n"+`{"id":"a","status":"failed"}`+"\n"+`{"id":"x","status":"answered"}`+"\n"+`{"id":"c","sta`), 0o644)
+	ids := []string{"a", "b", "c", "d"}
+	r, err := openResults(path, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(r.done); got != 2 || r.done["a"].Status != "answered" {
-		t.Fatalf("loaded %v, want a (answered) and b", r.done)
+	var got []string
+	for _, id := range ids {
+		got = append(got, fmt.Sprintf("%s:%v", id, r.has(id)))
 	}
-	if _, err := openResults(path); err == nil {
+	if s := strings.Join(got, " "); s != "a:true b:true c:false d:false" || r.left() != 2 || !slices.Equal(r.failedIDs(), []string{"b"}) {
+		t.Fatalf("loaded %s, %d left, failed %v; want a and b, 2 left, b failed", s, r.left(), r.failedIDs())
+	}
+	if _, err := openResults(path, ids); err == nil {
 		t.Error("a second writer of the same results file was not refused")
 	}
-	if added, err := r.add(Result{ID: "b", Status: "answered"}); added || err != nil {
-		t.Errorf("add of an id with a result: added %v, %v; want false", added, err)
+	for _, res := range []Result{{ID: "b", Status: "answered"}, {ID: "x", Status: "answered"}, {ID: "zz", Status: "answered"}} {
+		if added, err := r.add(res); added || err != nil {
+			t.Errorf("add of %s (has a result, or not a task of the batch): added %v, %v; want false", res.ID, added, err)
+		}
 	}
-	if added, err := r.add(Result{ID: "c", Status: "answered"}); !added || err != nil {
-		t.Fatalf("add c: %v, %v", added, err)
+	if added, err := r.add(Result{ID: "c", Status: "answered"}); !added || err != nil || r.left() != 1 {
+		t.Fatalf("add c: %v, %v, %d left", added, err, r.left())
 	}
 	r.close()
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[3], `{"id":"c","status":"answered"`) {
+	if len(lines) != 5 || !strings.HasPrefix(lines[4], `{"id":"c","status":"answered"`) {
 		t.Errorf("file after the torn line:\n%s", data)
-	}
-}
-
-func TestResultsFileRefusesForeignLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.jsonl")
-	os.WriteFile(path, []byte("{\"id\":\"a\"}\nnot json\n"), 0o644)
-	_, err := openResults(path)
-	if err == nil || !strings.Contains(err.Error(), "r.jsonl:2: not a result line") {
-		t.Fatalf("got %v, want the line named", err)
 	}
 }
 

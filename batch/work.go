@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 )
@@ -150,11 +151,18 @@ func heartbeat(d Delivery) (stop func()) {
 // and the error.
 func (w *Worker) run(ctx context.Context, j Job, attempt int) (Result, error) {
 	started := time.Now()
+	var notes []string
 	fail := func(kind fault.Kind, err error) (Result, error) {
-		return Result{ID: j.ID, Status: "failed", Error: &Error{Kind: string(kind), Message: err.Error()}, Worker: w.Name, Attempt: attempt,
+		return Result{ID: j.ID, Status: "failed", Error: &Error{Kind: string(kind), Message: err.Error()}, Notes: notes, Worker: w.Name, Attempt: attempt,
 			Started: started.UTC().Format(time.RFC3339Nano), Finished: time.Now().UTC().Format(time.RFC3339Nano)}, nil
 	}
-	opts := w.options(j)
+	if err := j.check(); err != nil {
+		return fail(fault.Schema, err)
+	}
+	opts, notes := w.options(j)
+	for _, n := range notes {
+		w.logf("%s: %s", j.ID, n)
+	}
 	for _, in := range j.Files {
 		p, err := w.Queue.Fetch(ctx, in)
 		if err != nil {
@@ -174,6 +182,7 @@ func (w *Worker) run(ctx context.Context, j Job, attempt int) (Result, error) {
 		return Result{}, err
 	}
 	r := fromRLM(j.ID, res, w.Name, attempt)
+	r.Notes = notes
 	if r.Error != nil && errors.Is(err, llm.ErrUnavailable) {
 		r.Error.Unavailable = true
 	}
@@ -181,9 +190,12 @@ func (w *Worker) run(ctx context.Context, j Job, attempt int) (Result, error) {
 }
 
 // options are the run's options: Base with the job's question or script, language (a
-// script's: from its extension unless the job names one) and limits.
-func (w *Worker) options(j Job) rlm.Options {
-	o := w.Base
+// script's: from its extension unless the job names one) and limits. A job's limit only lowers
+// Base's (rlm run's default where Base has none): a job comes from a queue others may write to,
+// and this worker's limits are its operator's. notes name each limit the job asked above the
+// worker's, which the run keeps.
+func (w *Worker) options(j Job) (o rlm.Options, notes []string) {
+	o = w.Base
 	o.Files, o.Budget = nil, w.Budget
 	o.Question = j.Question
 	if j.Script != nil {
@@ -193,23 +205,49 @@ func (w *Worker) options(j Job) rlm.Options {
 	if j.Lang != "" {
 		o.Lang = j.Lang
 	}
-	l := j.Limits
-	if l.MaxCalls > 0 {
-		o.Model.MaxCalls = l.MaxCalls
+	l, def := j.Limits, config.Defaults()
+	lower(&notes, "max_calls", "limits.max_calls", l.MaxCalls, &o.Model.MaxCalls, def.Limits.MaxCalls)
+	lower(&notes, "max_tokens", "limits.max_tokens", l.MaxTokens, &o.Model.MaxTokens, def.Limits.MaxTokens)
+	lower(&notes, "max_cost", "limits.max_cost", l.MaxCost, &o.Model.MaxCost, def.Limits.MaxCost) // 0: no dollar budget
+	lower(&notes, "max_iterations", "limits.max_iterations", l.MaxIterations, &o.MaxIterations, def.Limits.MaxIterations)
+	lower(&notes, "timeout", "defaults.timeout", time.Duration(l.Timeout), &o.Timeout, def.Timeout)
+	lower(&notes, "cell_timeout", "limits.cell_timeout", time.Duration(l.CellTimeout), &o.CellTimeout, def.Limits.CellTimeout)
+	return o, notes
+}
+
+// lower sets *have, the worker's limit (0: dflt; a dflt of 0 is no limit), to asked when the
+// job asks for less; a job that asks for more keeps the worker's, and a note says so, naming the
+// configuration key that sets it.
+func lower[T int | float64 | time.Duration](notes *[]string, name, key string, asked T, have *T, dflt T) {
+	limit := *have
+	if limit <= 0 {
+		limit = dflt
 	}
-	if l.MaxTokens > 0 {
-		o.Model.MaxTokens = l.MaxTokens
+	switch {
+	case asked <= 0: // not asked: the worker's
+	case limit > 0 && asked > limit:
+		*have = limit
+		*notes = append(*notes, fmt.Sprintf("limits.%s %v is above this worker's %v; the task ran with %v (a task's limits only lower its worker's: raise the worker's %s to allow more)", name, asked, limit, limit, key))
+	default:
+		*have = asked
 	}
-	if l.MaxCost > 0 {
-		o.Model.MaxCost = l.MaxCost
+}
+
+// check refuses a job that no checked task line makes: a worker takes jobs from a queue, not
+// from a file it read itself.
+func (j Job) check() error {
+	if j.bad != nil {
+		return fmt.Errorf("the job could not be read: %w", j.bad)
 	}
-	if l.MaxIterations > 0 {
-		o.MaxIterations = l.MaxIterations
+	switch {
+	case j.Question != "" && j.Script != nil:
+		return errors.New("the job has both a question and a script; a task gives one")
+	case j.Question == "" && j.Script == nil:
+		return errors.New("the job has neither a question nor a script")
+	case j.Script != nil && len(j.Script.Source) > maxScript():
+		return fmt.Errorf("the job's script is %d bytes; a script may have at most %d (the validator's limit): put data in the task's files", len(j.Script.Source), maxScript())
 	}
-	if l.Timeout > 0 {
-		o.Timeout = time.Duration(l.Timeout)
-	}
-	return o
+	return j.Limits.check()
 }
 
 // fromRLM is the result line of a run.

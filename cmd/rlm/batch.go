@@ -122,12 +122,14 @@ func newBatchCmd() *cobra.Command {
 		Short: "Run many tasks (questions or scripts over files), with shared budgets, resume and progress",
 		Long: `Batch runs every task of TASKS.jsonl, one JSON object per line:
   {"id": "t1", "question": "…", "files": ["a.log"], "lang": "js", "limits": {"max_calls": 20, "timeout": "10m"}}
-  {"id": "t2", "script": "count.js", "files": ["b.log"]}
-ids are yours and must be unique; relative paths resolve against the tasks file's directory;
-limits (max_calls, max_tokens, max_cost, max_iterations, timeout) override rlm run's defaults
-for that task, and the configuration (rlm.toml, RLM_* variables, and rlm run's flags but the
-three budgets below) sets every task's defaults. Each task runs exactly as rlm run would run
-it (same confinement, budgets and records under RLM_HOME), --parallel at a time.
+  {"id": "t2", "script": "count.js", "files": ["b.log"], "limits": {"cell_timeout": "30s"}}
+ids are yours and must be unique; relative paths resolve against the tasks file's directory.
+The configuration (rlm.toml, RLM_* variables, and rlm run's flags but the three budgets below)
+sets every task's limits; a task's limits (max_calls, max_tokens, max_cost, max_iterations,
+timeout, cell_timeout) only lower them, here and on any rlm worker (which has its own): a
+task that asks for more runs with the worker's, and its result's "notes" say so. Each task
+runs exactly as rlm run would run it (same confinement, budgets and records under RLM_HOME),
+--parallel at a time.
 
 Results go to RESULTS.jsonl (--out, default: beside TASKS.jsonl, TASKS.results.jsonl), one line
 per task as it finishes, in rlm run --json's shape plus "id", timing, "worker" and "attempt".

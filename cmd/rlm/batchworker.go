@@ -30,6 +30,10 @@ this machine's RLM_HOME; the model from RLM_BASE_URL, RLM_API_KEY, RLM_MODEL or 
 --parallel at a time, and publishes each result. Inputs come from the queue's object store by
 content hash and are cached under RLM_HOME/cache/inputs, so no shared filesystem is needed.
 
+This worker's limits (--max-calls, --max-tokens, --max-cost, --max-iterations, --timeout,
+--cell-timeout, or the configuration) cap every task: a task's own limits only lower them, and
+a task that asks for more runs with this worker's, its result's "notes" saying so.
+
 While a task runs, the worker tells the queue so every third of the ack wait; if it dies, the
 task goes to another worker once the ack wait passes. A task started 4 times without finishing
 is recorded as failed.
