@@ -99,10 +99,11 @@ type Files struct {
 	roots     []*root // longest path first
 	workspace *root   // also in roots; nil if there is none
 	lim       FileLimits
-	openat2   bool     // paths below a root are opened with openat2 RESOLVE_BENEATH
-	dirFlags  int      // how directories are opened for lookups: pathFlags, or O_RDONLY
-	quota     quota    // what the workspace holds, measured at the first write
-	hidden    []Hidden // directories never reached (RLM_HOME; see hidden.go)
+	openat2   bool  // paths below a root are opened with openat2 RESOLVE_BENEATH
+	dirFlags  int   // how directories are opened for lookups: pathFlags, or O_RDONLY
+	quota     quota // what the workspace holds, measured at the first write
+
+	hidden []Hidden // directories never reached (RLM_HOME; see hidden.go)
 }
 
 // FileInfo describes a path: what file_info returns.
