@@ -21,8 +21,10 @@ import (
 //     symlink is read there (the link itself is inside the root) and its target spliced into the
 //     rest of the path;
 //   - ".." is lexical: it moves to the parent path, which is real at that point;
-//   - a real path in a hidden directory (hidden.go), or a directory that is one, ends the walk
-//     as a path outside the roots.
+//   - a hidden directory (hidden.go) is outside the roots: below its real path the walk goes on
+//     lexically, as above the roots (so a path through it to a root inside it, the workspace
+//     under RLM_HOME, or out of it by "..", still resolves), and a directory that is one by its
+//     identity alone (a bind mount) ends the walk.
 // The walk ends at a root and a path below it without symlinks or "..", which the caller opens
 // through the root's descriptor with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or component by
 // component with O_NOFOLLOW (openNoFollow, the portable mode).
@@ -87,6 +89,10 @@ func (w *walk) step(c string) error {
 		w.cur = next // lexical, above or beside the roots: nothing is looked at
 		return w.enter()
 	}
+	if r, _ := w.f.rootOf(next); r != w.root {
+		w.cur = next // another root inside this one (the workspace under RLM_HOME): go on in it
+		return w.enter()
+	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(w.dir, c, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return osErr(w.tool, w.path, err)
@@ -95,8 +101,13 @@ func (w *walk) step(c string) error {
 	case unix.S_IFLNK:
 		return w.link(c)
 	case unix.S_IFDIR:
+		if w.f.hides(next, nil) {
+			w.closeDir() // a hidden directory is outside the roots: go on lexically
+			w.root, w.cur = nil, next
+			return nil
+		}
 		if w.f.hides(next, &st) {
-			return errOutside
+			return errOutside // one by its identity alone (a bind mount of it)
 		}
 		fd, err := unix.Openat(w.dir, c, w.f.dirFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -148,7 +159,8 @@ func (w *walk) enter() error {
 		w.cur = strings.TrimSuffix(r.path, "/") + "/" + rel
 	}
 	if w.f.hides(w.cur, nil) {
-		return errOutside
+		w.root = nil // a hidden directory is outside the roots: go on lexically
+		return nil
 	}
 	fd, err := w.f.openBelow(r.fd, rel, w.f.dirFlags|unix.O_DIRECTORY)
 	if err != nil {
