@@ -75,7 +75,7 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	}
 	l := f.conf.Limits
 	return repl.Options{
-		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: l.CellTimeout,
+		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
 		Limits: l.Engine(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
