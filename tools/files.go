@@ -11,10 +11,12 @@ package tools
 // by the guard's walk (guard.go), which follows symlinks inside the roots only and never looks
 // at a name outside them: Landlock does not cover lstat or readlink, so resolving outside paths
 // would tell a cell what exists there. Every path outside the roots gets one message, which
-// names the path as the caller wrote it and the roots, never a resolved target. Files on procfs
-// (devfs on macOS) are refused. Landlock in the worker enforces the same roots as a second
-// layer where it exists. write_file also keeps the workspace within a quota of bytes and
-// entries.
+// names the path as the caller wrote it and the roots as the user named them, never a resolved
+// target. A root is reached by its real path and by the paths the user named it by (roots.go).
+// Hidden directories (RLM_HOME, hidden.go) count as outside the roots. Nothing but a regular
+// file or a directory is ever opened, and no open blocks (openChecked). Files on procfs (devfs
+// on macOS) are refused. Landlock in the worker enforces the same roots as a second layer where
+// it exists. write_file also keeps the workspace within a quota of bytes and entries.
 
 import (
 	"bufio"

@@ -332,7 +332,9 @@ is --out DIR (an existing directory), or by default a new directory under $RLM_H
 (RLM_HOME defaults to ~/.rlm). The worker gets each root as an open descriptor and runs as an
 unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm hands the
 default workspace to it, but never changes a directory you name; a --root or --out the worker
-cannot use stops the run with the reason, and a --ctx directory it cannot read is left out.`
+cannot use stops the run with the reason, and a --ctx directory it cannot read is left out.
+A root is reached by the path you named it by (through a symbolic link) as well as its real
+path. RLM_HOME is never reachable, whatever the roots (the default workspace inside it aside).`
 
 // resolveWorkspace checks the --out directory, or creates the default: a new directory under
 // $RLM_HOME/work, 0700, handed to the worker's uid.
