@@ -12,16 +12,18 @@ import (
 // Hidden directories are never reachable through the file tools, whatever the roots: RLM_HOME,
 // which holds every session's workspace, the audit database, the logs and the traces, so that a
 // root that contains it (rlm run --ctx ~/notes.txt makes ~ a root) does not open it to the
-// code. A path into one is refused with the message of a path outside the roots, by its real
-// path (the walk in guard.go ends at a real path) and by the identity of each directory the
-// walk enters, so neither a symlink inside a root that leads into it nor ".." reaches it;
-// list_dir leaves it out of its parent's listing and a directory grep skips it. The one
-// exception is the session's workspace when it lies inside a hidden directory (the default
-// one, under RLM_HOME/work): what is below the workspace stays reachable. Roots that hold a
-// hidden directory, or lie in one, are always walked: the kernel's one-call open
-// (RESOLVE_BENEATH) would follow a symlink inside the root into it unseen. Landlock grants the
-// worker whole roots, so for a hidden directory inside a root this guard is the only layer; a
-// bind mount of it elsewhere in a root is reached only where the walk sees its identity.
+// code. A hidden directory counts as outside the roots: the guard's walk (guard.go) ends at a
+// real path, and below a hidden directory's real path it goes on lexically, looking at nothing,
+// as above the roots; so a path into it, by name, through a symlink inside a root or through
+// "..", gets the one message of a path outside the roots, while a path through it to the
+// session's workspace inside it (the default one, under RLM_HOME/work) still resolves. A
+// directory that is a hidden one by its identity alone (a bind mount) is refused too. list_dir
+// leaves it out of its parent's listing, a directory grep skips it, and write_file refuses it in
+// a workspace that holds it (--out ~). Roots that hold a hidden directory, or lie in one, are
+// always walked: the kernel's one-call open (RESOLVE_BENEATH) would follow a symlink inside the
+// root into it unseen. Landlock grants the worker whole roots, so for a hidden directory inside a
+// root this guard is the only layer; a bind mount of it inside a root that does not hold it
+// lexically is seen only where the walk passes (not by the one-call open).
 
 // Hidden is a directory the file tools never reach (see HiddenDir).
 type Hidden struct {
