@@ -554,6 +554,10 @@ func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 	if err != nil {
 		return -1, osErr("write_file", ws.path, err)
 	}
+	if err := f.writable(dir, path, nil); err != nil {
+		unix.Close(dir)
+		return -1, err
+	}
 	for i, c := range comps {
 		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) {

@@ -33,7 +33,8 @@ type Hidden struct {
 }
 
 // HiddenDir describes the directory p (RLM_HOME) for NewFilesAt: as named, resolved, and its
-// identity. A directory that does not exist yet is hidden by its name.
+// identity. A directory that does not exist yet is hidden by its name and by the resolution of
+// the part of it that exists.
 func HiddenDir(p string) (Hidden, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil || p == "" {
@@ -42,6 +43,7 @@ func HiddenDir(p string) (Hidden, error) {
 	h := Hidden{Path: abs, Name: abs}
 	real, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
+		h.Path = resolvedPrefix(abs)
 		return h, nil
 	}
 	if err != nil {
@@ -54,6 +56,21 @@ func HiddenDir(p string) (Hidden, error) {
 	}
 	h.Dev, h.Ino = uint64(st.Dev), st.Ino
 	return h, nil
+}
+
+// resolvedPrefix resolves the longest part of the absolute, clean path p that exists, and joins
+// the rest to it.
+func resolvedPrefix(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == "/" {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // in reports whether the real path p is in h, or st (if not nil) is h itself.
@@ -78,10 +95,11 @@ func (f *Files) hides(p string, st *unix.Stat_t) bool {
 	return false
 }
 
-// exempt reports whether the real path p is in the workspace, and the workspace in h.
+// exempt reports whether the real path p is in the workspace, and the workspace strictly in h
+// (a workspace that is RLM_HOME itself gets no exception).
 func (f *Files) exempt(h Hidden, p string) bool {
 	ws := f.workspace
-	if ws == nil {
+	if ws == nil || ws.path == h.Path {
 		return false
 	}
 	if _, ok := under(h.Path, ws.path); !ok {
@@ -139,7 +157,11 @@ func (f *Files) writable(dir int, path string, comps []string) error {
 	}
 	ws := f.workspace
 	var st unix.Stat_t
-	if unix.Fstat(dir, &st) != nil || f.hides(strings.TrimSuffix(ws.path, "/")+"/"+strings.Join(comps, "/"), &st) {
+	p := ws.path
+	if len(comps) > 0 {
+		p = strings.TrimSuffix(ws.path, "/") + "/" + strings.Join(comps, "/")
+	}
+	if unix.Fstat(dir, &st) != nil || f.hides(p, &st) {
 		return deniedf("write_file: path %s is outside the workspace %s; write under it (a relative path is relative to it)", path, ws.name())
 	}
 	return nil

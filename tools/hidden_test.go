@@ -124,6 +124,23 @@ func TestFilesHiddenRoots(t *testing.T) {
 			}
 		})
 	})
+	t.Run("workspace is it", func(t *testing.T) {
+		inModes(t, func(t *testing.T) *Files {
+			fs, err := NewFiles(nil, h.rlm, FileLimits{}, h.rlm)
+			must(t, err)
+			return fs
+		}, func(t *testing.T, fs *Files) {
+			if got, err := fs.Read("audit.db"); !errors.Is(err, ErrDenied) {
+				t.Errorf("Read(audit.db) = %q, %v; want ErrDenied", got, err)
+			}
+			if got, err := fs.List("."); !errors.Is(err, ErrDenied) {
+				t.Errorf("List(.) = %v, %v; want ErrDenied", got, err)
+			}
+			if _, err := fs.Write("config.toml", "x"); !errors.Is(err, ErrDenied) {
+				t.Errorf("Write(config.toml) = %v; want ErrDenied", err)
+			}
+		})
+	})
 	t.Run("root inside it", func(t *testing.T) {
 		inModes(t, func(t *testing.T) *Files {
 			fs, err := NewFiles([]string{filepath.Join(h.rlm, "logs"), h.ws}, filepath.Join(h.dir, "home", "sub"), FileLimits{}, h.rlm)
@@ -140,4 +157,15 @@ func TestFilesHiddenRoots(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestHiddenDirMissing: an RLM_HOME that does not exist yet is hidden by its name and by the
+// resolution of the part that exists (its parent reached through a symlink).
+func TestHiddenDirMissing(t *testing.T) {
+	h := newHomeTree(t)
+	got, err := HiddenDir(h.link + "/.rlm-new")
+	want := Hidden{Path: h.home + "/.rlm-new", Name: h.link + "/.rlm-new"}
+	if err != nil || got != want {
+		t.Errorf("HiddenDir = %+v, %v; want %+v", got, err, want)
+	}
 }
