@@ -44,7 +44,7 @@ func Contexts(paths []string, label string) ([]string, error) {
 func text(label, name, path string) error {
 	f, err := tools.OpenRegular(path)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", label, name, err)
+		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer f.Close()
 	head := make([]byte, 8<<10)

@@ -32,7 +32,7 @@ func TestContexts(t *testing.T) {
 		{write("utf16.txt", []byte{0xff, 0xfe, 'a', 0}), "is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8"},
 		{dir, "is a directory; pass files (use --root for directories)"},
 		{filepath.Join(dir, "missing.txt"), "missing.txt: no such file or directory"},
-		{fifo, "--ctx " + fifo + ": " + fifo + " is a named pipe (fifo); rlm reads regular files only"}, // refused, not opened: its open would block
+		{fifo, "--ctx: " + fifo + " is a named pipe (fifo); rlm reads regular files only"}, // refused, not opened: its open would block
 	}
 	for _, tt := range tests {
 		got, err := Contexts([]string{tt.path}, "--ctx")
