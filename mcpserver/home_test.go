@@ -88,3 +88,34 @@ print(attempt(() => read_file("../../other.txt")));`
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+// TestServerRootsAsNamed: a server root given through a symlink (/tmp on macOS) is named so in
+// refusals, and a client's relative paths resolve under it.
+func TestServerRootsAsNamed(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "in.txt"), []byte("input\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", link); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := start(t, mcpserver.Options{Roots: []string{link}})
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"/etc/passwd"}, "is outside the directories this server may read (" + link + ")"},
+		{[]string{"missing.txt"}, "relative paths are relative to " + link + ")"},
+	} {
+		res := call(t, cs, "sandbox_open", map[string]any{"files": tc.files}, nil)
+		if !res.IsError || !strings.Contains(text(res), tc.want) {
+			t.Errorf("sandbox_open %v: %q; want %q", tc.files, text(res), tc.want)
+		}
+	}
+	o := open(t, cs, map[string]any{"files": []string{"in.txt"}, "lang": "js"})
+	call(t, cs, "sandbox_close", map[string]any{"session": o.Session}, nil)
+}

@@ -63,7 +63,7 @@ func (s *Server) allow(what, p string) (string, error) {
 	}
 	abs := filepath.Clean(p)
 	if !filepath.IsAbs(p) {
-		abs = filepath.Join(s.roots[0], p)
+		abs = filepath.Join(s.given[0], p)
 	}
 	// Outside by its name: refused before the file system is asked, so that the answer says
 	// nothing about what exists outside the roots.
@@ -76,7 +76,7 @@ func (s *Server) allow(what, p string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", fault.New(fault.Schema, "%s: %s does not exist (relative paths are relative to %s); check the name", what, p, s.roots[0])
+		return "", fault.New(fault.Schema, "%s: %s does not exist (relative paths are relative to %s); check the name", what, p, s.given[0])
 	}
 	if !s.inside(real, s.roots) {
 		return "", s.outside(what, p)
@@ -115,5 +115,5 @@ func (s *Server) inside(path string, roots []string) bool {
 
 func (s *Server) outside(what, p string) error {
 	return fault.New(fault.Denied, "%s: %s is outside the directories this server may read (%s); use a file under one of them, or ask the user to restart rlm mcp with --root for its directory",
-		what, p, strings.Join(s.roots, ", "))
+		what, p, strings.Join(s.given, ", "))
 }
