@@ -249,7 +249,7 @@ func (r *run) controllerConfig() (controller.Config, error) {
 	}
 	cfg := controller.Config{
 		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs,
-		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, CellTimeout: r.CellTimeout,
+		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, Home: r.Home, CellTimeout: r.CellTimeout,
 			Limits: r.Limits, Quota: r.Quota, WorkerMemory: r.WorkerMemory, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded,
 			Indexes: indexCache(r.Home, func(err error) {
 				r.rec.Log.Warn(err.Error(), "task", r.task)

@@ -24,7 +24,8 @@ type Options struct {
 	Lang  string // "go" or "js"; "" = from Script.Name's extension, else "go"
 	Mode  Mode   // Auto (default): inputs under 50,000 characters take one direct call
 
-	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm.
+	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm. The
+	// file tools never reach it, whatever the roots (the workspace inside it aside).
 	Home string
 	// Workspace is the only directory the code may write (write_file), an existing one that
 	// is never changed otherwise and lies outside Home (neither Home, nor a directory holding
@@ -279,7 +280,7 @@ type SessionOptions struct {
 	// Workspace is as Options.Workspace: "" = a new directory under Home/work, removed by
 	// Close when nothing was written to it.
 	Workspace     string
-	Home          string        // "" = $RLM_HOME, else ~/.rlm (the default workspace's parent; Workspace lies outside it)
+	Home          string        // "" = $RLM_HOME, else ~/.rlm: the default workspace's parent; Workspace lies outside it, and the file tools never reach it
 	Limits        Limits        // per call, per cell and per session caps
 	CellTimeout   time.Duration // soft deadline per cell (120 s); the worker is killed 1 s later
 	Quota         Quota         // what write_file may leave in the workspace (256 MiB, 10,000 entries)

@@ -47,7 +47,7 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir,
+	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: home,
 		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
 		Indexes: indexCache(home, nil)})
 	if err != nil {

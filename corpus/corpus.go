@@ -31,7 +31,7 @@ type Case struct {
 func (c Case) HasWant() bool { return c.Want != "" || c.Final != "" }
 
 // Render substitutes the placeholders (@@CANARY@@, @@OUTSIDE@@, @@ADDR@@, @@HOST@@, @@PORT@@,
-// @@ROOT@@, @@LINK@@, @@DIRLINK@@, @@DANGLING@@).
+// @@ROOT@@, @@LINK@@, @@DIRLINK@@, @@DANGLING@@, @@HOME@@, @@HOMELINK@@).
 func (c Case) Render(values map[string]string) []byte {
 	s := string(c.Source)
 	for k, v := range values {

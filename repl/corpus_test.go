@@ -115,13 +115,14 @@ func TestCorpusEscapesThroughSessions(t *testing.T) {
 	root := guardRoot(t, canary)
 	values["ROOT"], values["LINK"], values["DIRLINK"] = root, filepath.Join(root, "link"), filepath.Join(root, "dirlink")
 	values["DANGLING"] = filepath.Join(root, "dangling")
+	values["HOME"], values["HOMELINK"] = guardHome(t, root)
 	for _, lang := range []string{"go", "js"} {
 		onOpts := realOptions(t, lang) // the validator alone (and the path guard, for P1)
-		onOpts.Roots = []string{root}
+		onOpts.Roots, onOpts.Home = []string{root}, values["HOME"]
 		on := open(t, onOpts)
 		offOpts := confinedOptions(t, lang) // the runtime and OS layers alone
 		offOpts.NoValidate, offOpts.MaxRestarts, offOpts.CellTimeout = true, 1<<20, time.Second
-		offOpts.Roots = []string{root}
+		offOpts.Roots, offOpts.Home = []string{root}, values["HOME"]
 		off := open(t, offOpts)
 		t.Logf("%s: the sessions with the validator off run in workers with isolation %s", lang, off.Isolation().Verdict)
 		rejected, guarded, contained := 0, 0, 0
@@ -267,4 +268,22 @@ func guardRoot(t *testing.T, canary string) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// guardHome makes the sessions' RLM_HOME inside the root, readable by every uid and holding the
+// canary's secret as audit.db, and a symlink to it beside it: what keeps code from it is the
+// guard alone (Landlock grants the whole root).
+func guardHome(t *testing.T, root string) (home, link string) {
+	t.Helper()
+	home, link = filepath.Join(root, "home"), filepath.Join(root, "homelink")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "audit.db"), []byte(canarySecret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("home", link); err != nil {
+		t.Fatal(err)
+	}
+	return home, link
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -22,6 +23,7 @@ type inherited struct {
 	ctxIDs []fileID   // the context files as they were when the session opened them
 	roots  []Root     // FD is the descriptor in the worker
 	ws     *Root
+	hidden []tools.Hidden // Options.Home, which the file tools never reach
 }
 
 // fileID identifies a file's content cheaply: the inode, and the size and the modification and
@@ -57,12 +59,21 @@ func (in *inherited) unchanged() error {
 	return nil
 }
 
-// openInherited opens the context files, the roots (Options.Roots, then the directories of the
-// context files not already among them) and the workspace.
+// openInherited opens the context files (never blocking: tools.OpenRegular), the roots
+// (Options.Roots, then the directories of the context files not already among them) and the
+// workspace, each known by its real path and by the path the user named it by, and describes
+// Options.Home for the file tools to hide.
 func openInherited(o Options) (*inherited, error) {
 	in := &inherited{}
+	if o.Home != "" {
+		h, err := tools.HiddenDir(o.Home)
+		if err != nil {
+			return nil, fmt.Errorf("RLM_HOME: %w", err)
+		}
+		in.hidden = []tools.Hidden{h}
+	}
 	for _, p := range o.Contexts {
-		f, err := os.Open(p)
+		f, err := tools.OpenRegular(p)
 		if err != nil {
 			in.close()
 			return nil, fmt.Errorf("context file: %w", err)
@@ -98,7 +109,7 @@ func openInherited(o Options) (*inherited, error) {
 			in.close()
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
-		in.ws = &Root{Path: d.Path, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
+		in.ws = &Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
 	}
 	return in, nil
 }
@@ -109,19 +120,25 @@ func (in *inherited) add(f *os.File) int {
 	return 2 + len(in.files)
 }
 
-// addRoot opens a read root unless the same directory is already one.
+// addRoot opens a read root unless the same directory is already one; then the name it was
+// given this time is added to that one's.
 func (in *inherited) addRoot(p string, fromContext bool) (bool, error) {
 	d, err := tools.OpenDir(p)
 	if err != nil {
 		return false, fmt.Errorf("allowed root: %w", err)
 	}
-	for _, r := range in.roots {
+	for i, r := range in.roots {
 		if r.Path == d.Path {
 			unix.Close(d.FD)
+			for _, n := range d.Names {
+				if !slices.Contains(r.Names, n) {
+					in.roots[i].Names = append(in.roots[i].Names, n)
+				}
+			}
 			return false, nil
 		}
 	}
-	in.roots = append(in.roots, Root{Path: d.Path, FD: in.add(os.NewFile(uintptr(d.FD), d.Path)), FromContext: fromContext})
+	in.roots = append(in.roots, Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path)), FromContext: fromContext})
 	return true, nil
 }
 

@@ -93,7 +93,7 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*readyMsg, error) {
 	init := &initMsg{
 		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, IndexFDs: in.idxFDs, Roots: in.roots,
-		Workspace: in.ws, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
+		Workspace: in.ws, Hidden: in.hidden, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
 		MemoryBytes: o.WorkerMemory,
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {

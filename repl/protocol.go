@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // The worker protocol: one JSON object per line in each direction.
@@ -62,6 +63,7 @@ type initMsg struct {
 	IndexFDs     []int          `json:"index_fds,omitempty"` // their indexes (tools.OpenIndexed), in the same order
 	Roots        []Root         `json:"roots"`               // read-only roots and their inherited descriptors
 	Workspace    *Root          `json:"workspace"`           // the writable root, or nil
+	Hidden       []tools.Hidden `json:"hidden,omitempty"`    // directories the file tools never reach
 	Limits       engine.Limits  `json:"limits"`              // the model-facing caps
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        WorkspaceQuota `json:"quota"`

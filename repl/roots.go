@@ -15,8 +15,9 @@ import (
 // blockedRoot is a context file's directory that DAC keeps the worker out of: the file tools
 // cannot serve it, and say why when asked for a path below it.
 type blockedRoot struct {
-	path string
-	why  error
+	path  string
+	names []string // as the user named it
+	why   error
 }
 
 // openFileTools builds the worker's file tools from the inherited root descriptors. A descriptor
@@ -38,11 +39,11 @@ func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
 		switch {
 		case err != nil && r.FromContext:
 			unix.Close(r.FD)
-			blocked = append(blocked, blockedRoot{path: r.Path, why: err})
+			blocked = append(blocked, blockedRoot{path: r.Path, names: r.Names, why: err})
 		case err != nil:
 			return fail(fault.New(fault.Denied, "--root %s: %v; make it readable by others (chmod o+rx, on it and what it holds) or copy what the code needs into a readable directory", r.Path, err))
 		default:
-			dirs = append(dirs, tools.Dir{Path: r.Path, FD: r.FD})
+			dirs = append(dirs, tools.Dir{Path: r.Path, Names: r.Names, FD: r.FD})
 		}
 	}
 	var ws *tools.Dir
@@ -50,11 +51,11 @@ func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
 		if err := reachable(w.FD, true); err != nil {
 			return fail(fault.New(fault.Denied, "workspace %s: %v; give the worker's uid write access to it (rlm never changes a directory you chose), choose another --out, or leave --out out to get a per-task directory under RLM_HOME", w.Path, err))
 		}
-		ws = &tools.Dir{Path: w.Path, FD: w.FD}
+		ws = &tools.Dir{Path: w.Path, Names: w.Names, FD: w.FD}
 	}
 	lim := cfg.Limits.Effective()
 	f, err := tools.NewFilesAt(dirs, ws, tools.FileLimits{ReadChars: lim.ReadChars, GrepResults: lim.GrepResults, WriteBytes: lim.WriteBytes,
-		WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)})
+		WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)}, cfg.Hidden)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,8 +88,10 @@ func reachable(fd int, write bool) error {
 // whyBlocked replaces a denial of a path below a blocked context directory with the reason.
 func (t *localTools) whyBlocked(tool, path string, err error) error {
 	for _, b := range t.blocked {
-		if path == b.path || strings.HasPrefix(path, strings.TrimSuffix(b.path, "/")+"/") {
-			return fault.New(fault.Denied, "%s: %s is in %s, a context file's directory, but %v; make it readable by others or pass a readable directory with --root", tool, path, b.path, b.why)
+		for _, dir := range append([]string{b.path}, b.names...) {
+			if path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
+				return fault.New(fault.Denied, "%s: %s is in %s, a context file's directory, but %v; make it readable by others or pass a readable directory with --root", tool, path, dir, b.why)
+			}
 		}
 	}
 	return err

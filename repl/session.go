@@ -20,6 +20,9 @@ type Options struct {
 	Contexts  []string // context files, readable by the worker; their directories are read roots
 	Roots     []string // further read-only roots (directories) for the file tools
 	Workspace string   // the only writable directory (write_file); relative paths resolve in it
+	// Home is RLM_HOME: the file tools never reach it, whatever the roots, except the workspace
+	// when it lies inside it (tools.HiddenDir). "" hides nothing.
+	Home string
 
 	CellTimeout time.Duration // soft deadline per cell (default 120 s): the engine interrupts itself
 	KillGrace   time.Duration // the hard deadline is CellTimeout+KillGrace (default 1 s): SIGKILL

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Runner is what the worker needs from an engine: run one cell's source (validating it first
@@ -43,15 +44,19 @@ type WorkerConfig struct {
 	Quota       WorkspaceQuota // zero fields mean the defaults
 	Journal     int64          // Options.JournalBytes, for the message of a full journal
 	Memory      int64          // Options.WorkerMemory; 0: sandbox.DefaultMemoryBytes
+
+	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
 }
 
-// Root is an allowed directory as the worker gets it: the parent's real path of it (to map
-// absolute paths to it and to name it in messages) and the inherited O_PATH descriptor that every
-// open below it goes through, so the worker never opens a host path by name.
+// Root is an allowed directory as the worker gets it: the parent's real path of it and the
+// paths the user named it by (to map absolute paths to it and to name it in messages), and the
+// inherited O_PATH descriptor that every open below it goes through, so the worker never opens a
+// host path by name.
 type Root struct {
-	Path        string `json:"path"`
-	FD          int    `json:"fd"`
-	FromContext bool   `json:"from_context,omitempty"` // a context file's directory, not named by the user
+	Path        string   `json:"path"`
+	Names       []string `json:"names,omitempty"` // tools.Dir.Names
+	FD          int      `json:"fd"`
+	FromContext bool     `json:"from_context,omitempty"` // a context file's directory, not named by the user
 }
 
 // Isolation is the worker's report of the layers it applied.
@@ -89,7 +94,7 @@ func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
 func workerConfig(m *initMsg) WorkerConfig {
 	return WorkerConfig{
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
-		Workspace: m.Workspace, Limits: m.Limits.Effective(),
+		Workspace: m.Workspace, Hidden: m.Hidden, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 		Memory: m.MemoryBytes,
 	}

@@ -8,16 +8,22 @@ import (
 )
 
 // Dir is an allowed root opened by the caller: its real path (absolute, clean, symlinks
-// resolved) and a descriptor of the directory (O_PATH on Linux, read-only on macOS). A process that cannot reach the path by
-// name (an unprivileged worker under a 0700 home) can still work below the directory through
-// the descriptor, which is how the confined worker gets its roots.
+// resolved), the paths the user named it by, and a descriptor of the directory (O_PATH on
+// Linux, read-only on macOS). A process that cannot reach the path by name (an unprivileged
+// worker under a 0700 home) can still work below the directory through the descriptor, which is
+// how the confined worker gets its roots.
 type Dir struct {
 	Path string
-	FD   int
+	// Names are the other absolute, clean paths the user named the directory by (/data/link
+	// for /data/real; /tmp/x for /private/tmp/x on macOS): a path under one of them reaches
+	// the root as a path under Path does, and messages name the root by its first name.
+	Names []string
+	FD    int
 }
 
 // OpenDir resolves p with realpath and opens the directory with O_DIRECTORY and O_PATH (Linux)
-// or O_RDONLY (macOS, which has no O_PATH), close on exec; pass it on explicitly.
+// or O_RDONLY (macOS, which has no O_PATH), close on exec, never blocking; pass it on
+// explicitly. p, made absolute, is kept as the directory's name when it is not its real path.
 func OpenDir(p string) (Dir, error) {
 	if p == "" {
 		return Dir{}, invalidf("an allowed root is empty")
@@ -30,18 +36,31 @@ func OpenDir(p string) (Dir, error) {
 	if err != nil {
 		return Dir{}, invalidf("root %s: %v", p, err)
 	}
-	fd, err := unix.Open(real, pathFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(real, pathFlags|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Dir{}, invalidf("root %s: %v", p, err)
 	}
-	return Dir{Path: real, FD: fd}, nil
+	d := Dir{Path: real, FD: fd}
+	if abs != real {
+		d.Names = []string{abs}
+	}
+	return d, nil
 }
 
 // NewFiles opens the roots (read-only) and the workspace (read-write; may be ""). Each is
-// resolved with realpath and must be a directory.
-func NewFiles(roots []string, workspace string, lim FileLimits) (*Files, error) {
+// resolved with realpath and must be a directory. The hidden directories (see HiddenDir) are
+// never reachable.
+func NewFiles(roots []string, workspace string, lim FileLimits, hidden ...string) (*Files, error) {
 	if _, err := lim.effective(); err != nil {
 		return nil, err
+	}
+	var hs []Hidden
+	for _, p := range hidden {
+		h, err := HiddenDir(p)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, h)
 	}
 	var dirs []Dir
 	closeAll := func() {
@@ -66,14 +85,14 @@ func NewFiles(roots []string, workspace string, lim FileLimits) (*Files, error) 
 		}
 		ws = &d
 	}
-	return NewFilesAt(dirs, ws, lim)
+	return NewFilesAt(dirs, ws, lim, hs)
 }
 
 // NewFilesAt serves the file tools over roots the caller opened (read-only) and a workspace
-// (read-write; may be nil). Paths must be real paths, as OpenDir returns them; paths name the
-// roots in messages and map absolute paths to a root, and every open goes through the
-// descriptors. The Files takes over the descriptors, also on error.
-func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
+// (read-write; may be nil), never reaching the hidden directories. Paths must be real paths, as
+// OpenDir returns them, and names absolute and clean; both map absolute paths to a root, and
+// every open goes through the descriptors. The Files takes over the descriptors, also on error.
+func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits, hidden []Hidden) (*Files, error) {
 	all := slices.Clone(roots)
 	if workspace != nil {
 		all = append(all, *workspace)
@@ -85,7 +104,7 @@ func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
 		}
 		return nil, err
 	}
-	f := &Files{lim: l, dirFlags: pathFlags}
+	f := &Files{lim: l, dirFlags: pathFlags, hidden: slices.Clone(hidden)}
 	for i, d := range all {
 		r := f.find(d.Path)
 		if r != nil {
@@ -94,11 +113,19 @@ func NewFilesAt(roots []Dir, workspace *Dir, lim FileLimits) (*Files, error) {
 			r = &root{path: d.Path, fd: d.FD}
 			f.roots = append(f.roots, r)
 		}
+		for _, n := range d.Names {
+			if n != r.path && !slices.Contains(r.names, n) {
+				r.names = append(r.names, n)
+			}
+		}
 		if workspace != nil && i == len(all)-1 {
 			f.workspace = r
 		}
 	}
 	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
+	for _, r := range f.roots {
+		r.guarded = f.guards(r)
+	}
 	f.openat2 = len(f.roots) > 0 && canOpenat2(f.roots[0].fd)
 	return f, nil
 }

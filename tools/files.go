@@ -11,10 +11,12 @@ package tools
 // by the guard's walk (guard.go), which follows symlinks inside the roots only and never looks
 // at a name outside them: Landlock does not cover lstat or readlink, so resolving outside paths
 // would tell a cell what exists there. Every path outside the roots gets one message, which
-// names the path as the caller wrote it and the roots, never a resolved target. Files on procfs
-// (devfs on macOS) are refused. Landlock in the worker enforces the same roots as a second
-// layer where it exists. write_file also keeps the workspace within a quota of bytes and
-// entries.
+// names the path as the caller wrote it and the roots as the user named them, never a resolved
+// target. A root is reached by its real path and by the paths the user named it by (roots.go).
+// Hidden directories (RLM_HOME, hidden.go) count as outside the roots. Nothing but a regular
+// file or a directory is ever opened, and no open blocks (openChecked). Files on procfs (devfs
+// on macOS) are refused. Landlock in the worker enforces the same roots as a second layer where
+// it exists. write_file also keeps the workspace within a quota of bytes and entries.
 
 import (
 	"bufio"
@@ -102,11 +104,8 @@ type Files struct {
 	openat2   bool  // paths below a root are opened with openat2 RESOLVE_BENEATH
 	dirFlags  int   // how directories are opened for lookups: pathFlags, or O_RDONLY
 	quota     quota // what the workspace holds, measured at the first write
-}
 
-type root struct {
-	path string // real, absolute, clean
-	fd   int    // descriptor of the directory (see OpenDir)
+	hidden []Hidden // directories never reached (RLM_HOME; see hidden.go)
 }
 
 // FileInfo describes a path: what file_info returns.
@@ -152,21 +151,6 @@ func (f *Files) Mode() string {
 	return "portable"
 }
 
-func (f *Files) rootList() string {
-	ps := make([]string, len(f.roots))
-	for i, r := range f.roots {
-		ps[i] = r.path
-	}
-	return strings.Join(ps, ", ")
-}
-
-func (f *Files) outside(p string) error {
-	if len(f.roots) == 0 {
-		return deniedf("path %s is outside the allowed roots: this session has none; start it with --root DIR or --out DIR", p)
-	}
-	return deniedf("path %s is outside the allowed roots (%s); use a path under one of them", p, f.rootList())
-}
-
 // absolute makes p absolute without cleaning it: ".." is left for the kernel (or realpath) to
 // resolve, where symlinks are taken into account.
 func (f *Files) absolute(tool, p string) (string, error) {
@@ -182,44 +166,19 @@ func (f *Files) absolute(tool, p string) (string, error) {
 	if f.workspace == nil {
 		return "", invalidf("%s: relative path %s needs a workspace; pass an absolute path under %s", tool, p, f.rootList())
 	}
-	return f.workspace.path + "/" + p, nil
+	return strings.TrimSuffix(f.workspace.name(), "/") + "/" + p, nil
 }
 
-// within returns p's part below r (lexically, "." for r itself).
-func within(r *root, p string) (string, bool) {
-	if p == r.path {
-		return ".", true
-	}
-	if r.path == "/" {
-		return strings.TrimLeft(p, "/"), strings.HasPrefix(p, "/")
-	}
-	if strings.HasPrefix(p, r.path+"/") {
-		rel := strings.TrimLeft(p[len(r.path):], "/")
-		if rel == "" {
-			rel = "."
-		}
-		return rel, true
-	}
-	return "", false
-}
-
-func (f *Files) rootOf(p string) (*root, string) {
-	for _, r := range f.roots {
-		if rel, ok := within(r, p); ok {
-			return r, rel
-		}
-	}
-	return nil, ""
-}
-
-// open opens the path p (already absolute) with flags, inside an allowed root. A path that
-// stays in its root lexically is opened by the kernel with RESOLVE_BENEATH in one call; any
-// other path is resolved by the guard's walk (guard.go), which looks at nothing outside the
-// roots, and every path outside them gets the one message of Files.outside.
+// open opens the path p (already absolute) with flags, inside an allowed root, never blocking
+// and never opening anything but a regular file or a directory (openChecked). A path that stays
+// in its root lexically is opened by the kernel with RESOLVE_BENEATH in one call, unless a
+// hidden directory is in that root (hidden.go); any other path is resolved by the guard's walk
+// (guard.go), which looks at nothing outside the roots, and every path outside them gets the
+// one message of Files.outside.
 func (f *Files) open(tool, p string, flags int) (*os.File, error) {
 	if f.openat2 {
-		if r, rel := f.rootOf(p); r != nil {
-			fd, err := openBeneath(r.fd, rel, flags, false)
+		if r, rel := f.rootOf(p); r != nil && !r.guarded {
+			fd, err := openBeneathChecked(r.fd, rel, flags, false)
 			if err == nil {
 				return f.checked(tool, p, fd)
 			}
@@ -351,11 +310,15 @@ func (f *Files) List(path string) ([]string, error) {
 	if err != nil {
 		return nil, osErr("list_dir", p, err)
 	}
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name()
-		if e.IsDir() {
-			names[i] += "/"
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		switch {
+		case e.IsDir() && f.hiddenEntry(int(fl.Fd()), e.Name()):
+			continue // RLM_HOME: never shown (hidden.go)
+		case e.IsDir():
+			names = append(names, e.Name()+"/")
+		default:
+			names = append(names, e.Name())
 		}
 	}
 	slices.Sort(names)
@@ -429,8 +392,8 @@ func (f *Files) stat(p string) (unix.Stat_t, error) {
 }
 
 // Grep finds the RE2 pattern in a file, or in every regular file of a directory tree (in name
-// order; symlinks are not followed, binary files and files over 32 MB are skipped). Matches do
-// not span lines. At most GrepResults matches are returned.
+// order; symlinks are not followed; fifos, sockets, devices, binary files, files over 32 MB and
+// RLM_HOME are skipped). Matches do not span lines. At most GrepResults matches are returned.
 func (f *Files) Grep(pattern, path string) (GrepResult, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -444,7 +407,7 @@ func (f *Files) Grep(pattern, path string) (GrepResult, error) {
 	if err != nil {
 		return GrepResult{}, err
 	}
-	g := &grepper{re: re, lim: f.lim}
+	g := &grepper{re: re, lim: f.lim, f: f}
 	err = g.walk(fl, filepath.Clean(p), true)
 	return GrepResult{Matches: g.out, Capped: g.capped}, err
 }
@@ -452,6 +415,7 @@ func (f *Files) Grep(pattern, path string) (GrepResult, error) {
 type grepper struct {
 	re     *regexp.Regexp
 	lim    FileLimits
+	f      *Files // for the hidden directories, which a directory grep skips
 	out    []FileMatch
 	files  int
 	capped bool
@@ -497,9 +461,10 @@ func (g *grepper) walk(fl *os.File, p string, top bool) error {
 		if err != nil {
 			continue // vanished, swapped for a symlink or a device, or unreadable
 		}
-		if specialFS(fd) {
+		var st unix.Stat_t
+		if specialFS(fd) || unix.Fstat(fd, &st) != nil || g.f.hiddenDir(&st) {
 			unix.Close(fd)
-			continue
+			continue // procfs, or RLM_HOME (hidden.go)
 		}
 		if err := g.walk(os.NewFile(uintptr(fd), e.Name()), p+"/"+e.Name(), false); err != nil {
 			return err
@@ -589,7 +554,11 @@ func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 	if err != nil {
 		return -1, osErr("write_file", ws.path, err)
 	}
-	for _, c := range comps {
+	if err := f.writable(dir, path, nil); err != nil {
+		unix.Close(dir)
+		return -1, err
+	}
+	for i, c := range comps {
 		next, err := unix.Openat(dir, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) {
 			if qerr := f.quota.fits(f, path, 1, 0); qerr != nil {
@@ -608,12 +577,16 @@ func (f *Files) mkdirs(path, p string, comps []string) (int, error) {
 		}
 		unix.Close(dir)
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			return -1, deniedf("write_file: %s passes through %s, a symlink or not a directory; write_file follows no symlinks — write to a plain path under %s", path, c, ws.path)
+			return -1, deniedf("write_file: %s passes through %s, a symlink or not a directory; write_file follows no symlinks — write to a plain path under %s", path, c, ws.name())
 		}
 		if err != nil {
 			return -1, osErr("write_file", p, err)
 		}
 		dir = next
+		if err := f.writable(dir, path, comps[:i+1]); err != nil {
+			unix.Close(dir)
+			return -1, err
+		}
 	}
 	return dir, nil
 }

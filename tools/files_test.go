@@ -412,7 +412,7 @@ func filesAtDescriptorsOnly(t *testing.T, mode string) {
 	must(t, err)
 	const fake = "/nonexistent-rlm-parent"
 	root.Path, ws.Path = fake+"/root", fake+"/ws"
-	fs, err := NewFilesAt([]Dir{root}, &ws, FileLimits{})
+	fs, err := NewFilesAt([]Dir{root}, &ws, FileLimits{}, nil)
 	must(t, err)
 	defer fs.Close()
 	if mode == "openat2" && !fs.openat2 {

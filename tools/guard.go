@@ -12,14 +12,19 @@ import (
 // resolves a path by name (realpath) answers questions about files outside the roots: which
 // exist, where a link leads, what /proc/self/exe is. This resolver never looks at anything
 // outside the roots:
-//   - components above the roots are taken lexically: root paths are real, so a path that
-//     names a root lexically reaches it; any other path outside the roots is refused with one
-//     message, whatever exists there;
+//   - components above the roots are taken lexically: a path that names a root, by its real
+//     path or by a path the user named it by (roots.go), reaches it, and the walk goes on from
+//     the root's real path; any other path outside the roots is refused with one message,
+//     whatever exists there;
 //   - inside a root, each component is looked up relative to a descriptor of the directory that
 //     holds it (O_PATH on Linux, read-only elsewhere), with no symlink followed by the kernel; a
 //     symlink is read there (the link itself is inside the root) and its target spliced into the
 //     rest of the path;
-//   - ".." is lexical: it moves to the parent path, which is real at that point.
+//   - ".." is lexical: it moves to the parent path, which is real at that point;
+//   - a hidden directory (hidden.go) is outside the roots: below its real path the walk goes on
+//     lexically, as above the roots (so a path through it to a root inside it, the workspace
+//     under RLM_HOME, or out of it by "..", still resolves), and a directory that is one by its
+//     identity alone (a bind mount) ends the walk.
 // The walk ends at a root and a path below it without symlinks or "..", which the caller opens
 // through the root's descriptor with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or component by
 // component with O_NOFOLLOW (openNoFollow, the portable mode).
@@ -38,7 +43,7 @@ type walk struct {
 	f     *Files
 	tool  string
 	path  string   // as the caller named it (made absolute), for messages
-	cur   string   // the real path reached so far ("/" at the start)
+	cur   string   // the path reached so far ("/" at the start): real once in a root
 	root  *root    // the root cur is in, or nil above or beside the roots
 	dir   int      // a descriptor of cur (Files.dirFlags) when root is set, else -1
 	todo  []string // components still to walk
@@ -63,10 +68,10 @@ func (f *Files) resolve(tool, p string) (*root, string, error) {
 			return nil, "", err
 		}
 	}
-	if w.root == nil {
+	if w.root == nil || w.f.hides(w.cur, nil) {
 		return nil, "", errOutside
 	}
-	rel, _ := within(w.root, w.cur)
+	rel, _ := under(w.root.path, w.cur)
 	return w.root, rel, nil
 }
 
@@ -84,6 +89,10 @@ func (w *walk) step(c string) error {
 		w.cur = next // lexical, above or beside the roots: nothing is looked at
 		return w.enter()
 	}
+	if r, _ := w.f.rootOf(next); r != w.root {
+		w.cur = next // another root inside this one (the workspace under RLM_HOME): go on in it
+		return w.enter()
+	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(w.dir, c, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return osErr(w.tool, w.path, err)
@@ -92,6 +101,14 @@ func (w *walk) step(c string) error {
 	case unix.S_IFLNK:
 		return w.link(c)
 	case unix.S_IFDIR:
+		if w.f.hides(next, nil) {
+			w.closeDir() // a hidden directory is outside the roots: go on lexically
+			w.root, w.cur = nil, next
+			return nil
+		}
+		if w.f.hides(next, &st) {
+			return errOutside // one by its identity alone (a bind mount of it)
+		}
 		fd, err := unix.Openat(w.dir, c, w.f.dirFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return w.changed(err)
@@ -128,7 +145,8 @@ func (w *walk) link(c string) error {
 }
 
 // enter updates root and dir after cur moved lexically: into a root (opening cur through the
-// root's descriptor, one component at a time), or out of all of them.
+// root's descriptor, one component at a time, and going on from its real path), or out of all
+// of them.
 func (w *walk) enter() error {
 	r, rel := w.f.rootOf(w.cur)
 	w.closeDir()
@@ -136,11 +154,23 @@ func (w *walk) enter() error {
 	if r == nil {
 		return nil
 	}
+	w.cur = r.path
+	if rel != "." {
+		w.cur = strings.TrimSuffix(r.path, "/") + "/" + rel
+	}
+	if w.f.hides(w.cur, nil) {
+		w.root = nil // a hidden directory is outside the roots: go on lexically
+		return nil
+	}
 	fd, err := w.f.openBelow(r.fd, rel, w.f.dirFlags|unix.O_DIRECTORY)
 	if err != nil {
 		return w.changed(err)
 	}
 	w.dir = fd
+	var st unix.Stat_t
+	if len(w.f.hidden) > 0 && (unix.Fstat(fd, &st) != nil || w.f.hides(w.cur, &st)) {
+		return errOutside
+	}
 	return nil
 }
 
@@ -167,7 +197,7 @@ func (w *walk) closeDir() {
 // component (openNoFollow).
 func (f *Files) openBelow(dirfd int, rel string, flags int) (int, error) {
 	if f.openat2 {
-		return openBeneath(dirfd, rel, flags, true)
+		return openBeneathChecked(dirfd, rel, flags, true)
 	}
 	return openNoFollow(dirfd, rel, flags, f.dirFlags)
 }
@@ -219,25 +249,42 @@ var (
 )
 
 // openChecked opens name in the directory dir following no symlink, and only when it is a
-// regular file or a directory: it looks at the entry first (lstat), so a device or a fifo is
-// never opened, and after the open checks that the descriptor is the very file it looked at
-// (device and inode), so an entry swapped between the two is refused (EXDEV).
+// regular file or a directory: it looks at the entry first (lstat), so a device, a fifo or a
+// socket is never opened, opens it with O_NONBLOCK and O_NOCTTY (an entry swapped for a fifo in
+// between does not block the open, nor a terminal become this process's), and checks that the
+// descriptor is the very file it looked at (device and inode), so an entry swapped between the
+// two is refused (EXDEV).
 func openChecked(dir int, name string, flags int) (int, error) {
-	var before, after unix.Stat_t
+	var before unix.Stat_t
 	if err := unix.Fstatat(dir, name, &before, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return -1, err
 	}
-	switch before.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
+	if before.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return -1, unix.ELOOP
-	case unix.S_IFREG, unix.S_IFDIR:
-	default:
-		return -1, errSpecialFile
 	}
-	fd, err := unix.Openat(dir, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err := plainFile(&before); err != nil {
+		return -1, err
+	}
+	fd, err := unix.Openat(dir, name, flags|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
+	return sameFile(fd, &before)
+}
+
+// plainFile refuses anything but a regular file or a directory (errSpecialFile).
+func plainFile(st *unix.Stat_t) error {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG, unix.S_IFDIR:
+		return nil
+	}
+	return errSpecialFile
+}
+
+// sameFile returns fd if it is the file before describes, else closes it (EXDEV: the entry was
+// swapped between a look and the open).
+func sameFile(fd int, before *unix.Stat_t) (int, error) {
+	var after unix.Stat_t
 	if err := unix.Fstat(fd, &after); err != nil || after.Dev != before.Dev || after.Ino != before.Ino {
 		unix.Close(fd)
 		return -1, unix.EXDEV

@@ -62,7 +62,7 @@ func (x *Indexes) Open(paths []string, lim Limits) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := os.Open(abs)
+		f, err := OpenRegular(abs)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func (x *Indexes) load(key fileKey, sample uint32) *indexed {
 
 // readIndexFile reads the file at path if it holds at most max bytes.
 func readIndexFile(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +307,7 @@ func StaleIndexes(dir string) ([]string, error) {
 
 // current reports whether the index file at p describes its file as it is now.
 func current(p string) bool {
-	f, err := os.Open(p)
+	f, err := OpenRegular(p)
 	if err != nil {
 		return false
 	}
@@ -328,7 +328,7 @@ func current(p string) bool {
 	if err != nil || ix.path == "" || filepath.Base(p) != cacheName(ix.key) {
 		return false
 	}
-	src, err := os.Open(ix.path)
+	src, err := OpenRegular(ix.path)
 	if err != nil {
 		return false
 	}

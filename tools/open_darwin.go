@@ -29,3 +29,6 @@ func specialFS(fd int) bool {
 	}
 	return false
 }
+
+// openBeneathChecked is never called where canOpenat2 is false.
+func openBeneathChecked(int, string, int, bool) (int, error) { return -1, unix.ENOSYS }

@@ -123,7 +123,8 @@ type Doc struct {
 }
 
 // Open maps the files read-only and indexes them. Path checks (allowed roots)
-// are the caller's business. Indexes.Open is Open with indexes that are built
+// are the caller's business; a path that is not a regular file (a fifo, a
+// device) is refused without being opened (OpenRegular). Indexes.Open is Open with indexes that are built
 // once and kept.
 func Open(paths []string, lim Limits) (*Store, error) {
 	return (*Indexes)(nil).Open(paths, lim)

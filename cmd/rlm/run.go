@@ -75,7 +75,7 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	}
 	l := f.conf.Limits
 	return repl.Options{
-		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, CellTimeout: l.CellTimeout,
+		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
 		Limits: l.Engine(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
@@ -334,7 +334,9 @@ with a dot, which rlm and other tools read. The worker gets each root as an open
 runs as an unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm
 hands the default workspace to it, but never changes a directory you name; a --root or --out
 the worker cannot use stops the run with the reason, and a --ctx directory it cannot read is
-left out.`
+left out. A root is reached by the path you named it by (through a symbolic link) as well as
+its real path. RLM_HOME is never reachable, whatever the roots (the default workspace inside
+it aside).`
 
 // resolveWorkspace checks the --out directory, or creates the default: a new directory under
 // $RLM_HOME/work, 0700, handed to the worker's uid.

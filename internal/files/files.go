@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Contexts resolves the context files to absolute paths, refusing a missing file, a directory
@@ -38,11 +39,12 @@ func Contexts(paths []string, label string) ([]string, error) {
 
 // text refuses a context file that is not text: a NUL byte in its first 8 KiB (the test git and
 // grep use), or a UTF-16 byte-order mark. The model explores text; a binary file would reach it
-// as noise.
+// as noise. It is opened by tools.OpenRegular: a fifo (whose open would block until a writer
+// comes), a socket or a device is refused without being opened.
 func text(label, name, path string) error {
-	f, err := os.Open(path)
+	f, err := tools.OpenRegular(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer f.Close()
 	head := make([]byte, 8<<10)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -18,6 +19,10 @@ func TestContexts(t *testing.T) {
 		return p
 	}
 	text := write("log.txt", []byte("INFO ok\n"))
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		path, want string
 	}{
@@ -27,6 +32,7 @@ func TestContexts(t *testing.T) {
 		{write("utf16.txt", []byte{0xff, 0xfe, 'a', 0}), "is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8"},
 		{dir, "is a directory; pass files (use --root for directories)"},
 		{filepath.Join(dir, "missing.txt"), "missing.txt: no such file or directory"},
+		{fifo, "--ctx: " + fifo + " is a named pipe (fifo); rlm reads regular files only"}, // refused, not opened: its open would block
 	}
 	for _, tt := range tests {
 		got, err := Contexts([]string{tt.path}, "--ctx")
