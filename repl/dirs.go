@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -92,6 +93,10 @@ func openInherited(o Options) (*inherited, error) {
 		return nil, err
 	}
 	for _, p := range o.Roots {
+		if err := in.notHidden(p); err != nil {
+			in.close()
+			return nil, err
+		}
 		if _, err := in.addRoot(p, false); err != nil {
 			in.close()
 			return nil, err
@@ -112,6 +117,24 @@ func openInherited(o Options) (*inherited, error) {
 		in.ws = &Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
 	}
 	return in, nil
+}
+
+// notHidden refuses a root the user named inside RLM_HOME, which the file tools would never
+// reach; a context file's directory there is left to them (the context itself stays readable).
+func (in *inherited) notHidden(p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil // OpenDir names what is wrong
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return nil
+	}
+	for _, h := range in.hidden {
+		if h.Holds(real) {
+			return fault.New(fault.Denied, "allowed root %s lies inside RLM_HOME (%s), which the file tools never reach; name a directory outside it", p, h.Name)
+		}
+	}
+	return nil
 }
 
 // add appends f to the inherited files and returns its descriptor in the worker.

@@ -101,3 +101,50 @@ func TestContextFifoRefused(t *testing.T) {
 		t.Fatal("Open blocked for 10 s on a fifo")
 	}
 }
+
+// TestRootInsideHomeRefused: a root the user names inside RLM_HOME (as named or through a
+// link) is refused when the session opens, with the reason and the fix, instead of being
+// accepted and then refusing every read under it; a context file there still opens.
+func TestRootInsideHomeRefused(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, ".rlm")
+	sub := filepath.Join(home, "traces")
+	link := filepath.Join(dir, "traces-link")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(sub, "t.jsonl")
+	if err := os.WriteFile(trace, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		roots []string
+		ctx   []string
+		want  string // "" = opens
+	}{
+		{"root inside", []string{sub}, nil, "lies inside RLM_HOME"},
+		{"root is home", []string{home}, nil, "lies inside RLM_HOME"},
+		{"root through a link", []string{link}, nil, "lies inside RLM_HOME"},
+		{"root beside", []string{dir}, nil, ""},
+		{"context inside", nil, []string{trace}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := confinedOptions(t, "js")
+			o.Roots, o.Contexts, o.Home = tc.roots, tc.ctx, home
+			s, err := Open(context.Background(), o)
+			if s != nil {
+				s.Close()
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Open: %v; want it to open", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Open: %v; want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -84,6 +84,9 @@ func (h Hidden) in(p string, st *unix.Stat_t) bool {
 	return st != nil && h.Ino != 0 && uint64(st.Dev) == h.Dev && st.Ino == h.Ino
 }
 
+// Holds reports whether the real path p is h or lies inside it.
+func (h Hidden) Holds(p string) bool { return h.in(p, nil) }
+
 // hides reports whether the real path p, or the directory st describes (nil: p alone), is
 // in a hidden directory and not in the workspace lying inside it.
 func (f *Files) hides(p string, st *unix.Stat_t) bool {
