@@ -2,6 +2,7 @@ package validator
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 )
 
@@ -18,7 +19,7 @@ func (g *goChecker) packageVarName(n *ast.SelectorExpr) string {
 	if !ok {
 		return ""
 	}
-	if v := p + "." + n.Sel.Name; packageVars[v] {
+	if v := p + "." + n.Sel.Name; packageVars[v] != "" {
 		return v
 	}
 	return ""
@@ -49,47 +50,14 @@ func (g *goChecker) readOnlyArgs(call *ast.CallExpr) {
 	}
 }
 
-// isTrue reports whether a loop condition is absent or a constant true: true, a constant declared
-// as true, or a comparison of constants that holds.
+// isTrue reports whether a loop condition is absent or a constant that is true: true, a constant
+// declared as true, a comparison of constants that holds, any constant boolean expression.
 func (g *goChecker) isTrue(cond ast.Expr) bool {
-	switch e := ast.Unparen(cond).(type) {
-	case nil:
+	if cond == nil {
 		return true
-	case *ast.Ident:
-		if e.Name == "true" {
-			return true
-		}
-		for _, v := range g.consts[e.Name] {
-			if id, ok := ast.Unparen(v).(*ast.Ident); ok && id.Name == "true" {
-				return true
-			}
-		}
-	case *ast.BinaryExpr:
-		x, ok1 := g.constValue(e.X, 0)
-		y, ok2 := g.constValue(e.Y, 0)
-		if ok1 && ok2 {
-			return compareHolds(e.Op, x, y)
-		}
 	}
-	return false
-}
-
-func compareHolds(op token.Token, x, y float64) bool {
-	switch op {
-	case token.EQL:
-		return x == y
-	case token.NEQ:
-		return x != y
-	case token.LSS:
-		return x < y
-	case token.LEQ:
-		return x <= y
-	case token.GTR:
-		return x > y
-	case token.GEQ:
-		return x >= y
-	}
-	return false
+	v, ok := g.strictEv.value(cond)
+	return ok && v.num != nil && v.num.Kind() == constant.Bool && constant.BoolVal(v.num)
 }
 
 // hasGoExit reports whether a loop body contains a way out of the loop: a return, a panic, a
