@@ -19,8 +19,8 @@ type goChecker struct {
 	handled  map[*ast.SelectorExpr]bool
 	readOK   map[*ast.SelectorExpr]bool // package variables in a read-only position
 	labels   map[*ast.ForStmt]string    // the label of a labeled for statement
-	ev       *constEval // constants, scopes merged (largest value wins)
-	strictEv *constEval // constants whose names mean nothing else anywhere in the cell
+	ev       *constEval                 // constants, scopes merged (largest value wins)
+	strictEv *constEval                 // constants whose names mean nothing else anywhere in the cell
 }
 
 func (c *checker) goCheck(u *GoUnit) {

@@ -43,15 +43,15 @@ type constMemo struct {
 // Scopes are ignored on purpose: where several constants share a name, a use of the name takes
 // the largest value (strict mode: a name also declared as something else is not a constant).
 type constEval struct {
-	decls  map[string][]*constDecl
-	types  map[string]ast.Expr // the cell's type declarations
-	strict bool                // names with any non-constant declaration do not evaluate
-	other  map[string]bool     // names declared as variables, parameters, functions or types
+	decls   map[string][]*constDecl
+	types   map[string]ast.Expr // the cell's type declarations
+	strict  bool                // names with any non-constant declaration do not evaluate
+	other   map[string]bool     // names declared as variables, parameters, functions or types
 	inConst map[*ast.ValueSpec]bool
-	pkg    func(*ast.SelectorExpr) string
-	memo   map[*constDecl]*constMemo
-	iota   *int64 // the iota of the constant being evaluated
-	steps  int    // evaluations so far (each node once per declaration, thanks to memo)
+	pkg     func(*ast.SelectorExpr) string
+	memo    map[*constDecl]*constMemo
+	iota    *int64 // the iota of the constant being evaluated
+	steps   int    // evaluations so far (each node once per declaration, thanks to memo)
 }
 
 // maxConstSteps bounds one evaluation: each declaration is evaluated once (memo), so only a
