@@ -17,17 +17,17 @@ type goChecker struct {
 	imported map[string]bool // names imported by this source
 	extra    map[string]bool // names imported by this source that the policy does not know
 	handled  map[*ast.SelectorExpr]bool
-	readOK   map[*ast.SelectorExpr]bool // package variables in a read-only position
-	labels   map[*ast.ForStmt]string    // the label of a labeled for statement
-	ev       *constEval                 // constants, scopes merged (largest value wins)
-	strictEv *constEval                 // constants whose names mean nothing else anywhere in the cell
+	readOK   map[ast.Expr]bool       // host values in a read-only position (gohost.go)
+	labels   map[*ast.ForStmt]string // the label of a labeled for statement
+	ev       *constEval              // constants, scopes merged (largest value wins)
+	strictEv *constEval              // constants whose names mean nothing else anywhere in the cell
 }
 
 func (c *checker) goCheck(u *GoUnit) {
 	g := &goChecker{
 		c: c, u: u, goSets: c.pol.goSets(),
 		imported: map[string]bool{}, extra: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},
-		readOK: map[*ast.SelectorExpr]bool{}, labels: map[*ast.ForStmt]string{},
+		readOK: map[ast.Expr]bool{}, labels: map[*ast.ForStmt]string{},
 	}
 	g.imports(u.Decls)
 	g.ev = newConstEval(u, g.pkgPath)
@@ -113,6 +113,7 @@ func (g *goChecker) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		g.call(n)
 		g.readOnlyArgs(n)
+		g.hostCall(n)
 	case *ast.BinaryExpr:
 		if n.Op == token.EQL || n.Op == token.NEQ {
 			g.markRead(n.X)

@@ -6,50 +6,6 @@ import (
 	"go/token"
 )
 
-// inPlace are package functions that modify their first argument.
-var inPlace = map[string]bool{"sort": true, "slices": true, "maps": true, "heap": true}
-
-// packageVarName returns "path.Name" when n names an exported variable of an allowed package.
-func (g *goChecker) packageVarName(n *ast.SelectorExpr) string {
-	x, ok := n.X.(*ast.Ident)
-	if !ok {
-		return ""
-	}
-	p, ok := g.paths[x.Name]
-	if !ok {
-		return ""
-	}
-	if v := p + "." + n.Sel.Name; packageVars[v] != "" {
-		return v
-	}
-	return ""
-}
-
-// markRead records that e, if it is a package variable, is only read where it stands.
-func (g *goChecker) markRead(e ast.Expr) {
-	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && g.packageVarName(sel) != "" {
-		g.readOK[sel] = true
-	}
-}
-
-// readOnlyArgs marks the read-only uses of package variables in a call: the receiver of a method
-// call (base64.StdEncoding.EncodeToString(b)) and the arguments of a package function that does
-// not modify them (unicode.Is(unicode.Han, r), errors.Is(err, io.EOF)).
-func (g *goChecker) readOnlyArgs(call *ast.CallExpr) {
-	fun, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return
-	}
-	g.markRead(fun.X)
-	x, ok := fun.X.(*ast.Ident)
-	if !ok || !g.isPkg(x.Name) || inPlace[x.Name] {
-		return
-	}
-	for _, a := range call.Args {
-		g.markRead(a)
-	}
-}
-
 // isTrue reports whether a loop condition is absent or a constant that is true: true, a constant
 // declared as true, a comparison of constants that holds, any constant boolean expression.
 func (g *goChecker) isTrue(cond ast.Expr) bool {

@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -110,4 +111,120 @@ func constEntry(c *types.Const) string {
 		}
 	}
 	return fmt.Sprintf("{%q, %q}", typ, v.ExactString())
+}
+
+// writers are the (function, argument) pairs of the default packages that write through an
+// argument a package variable could be passed as, or keep it where the cell can reach it: a
+// host value passed there is rejected.
+var writers = map[string][]int{
+	"encoding/json.Unmarshal": {1}, "errors.As": {1},
+	"fmt.Fscan": {0, 1}, "fmt.Fscanf": {0, 1, 2}, "fmt.Fscanln": {0, 1}, "fmt.Sscan": {1},
+	"fmt.Sscanf": {2}, "fmt.Sscanln": {1}, "fmt.Scan": {0}, "fmt.Scanf": {1}, "fmt.Scanln": {0},
+	"fmt.Fprint": {0}, "fmt.Fprintf": {0}, "fmt.Fprintln": {0}, "fmt.Append": {0}, "fmt.Appendf": {0}, "fmt.Appendln": {0},
+	"container/heap.Push": {1}, "sort.Slice": {0}, "sort.SliceIsSorted": {0}, "sort.SliceStable": {0},
+	"io.Copy": {0}, "io.CopyBuffer": {0}, "io.CopyN": {0}, "io.WriteString": {0}, "io.MultiWriter": {0},
+	"io.TeeReader": {1}, "bufio.NewWriter": {0}, "bufio.NewWriterSize": {0}, "encoding/csv.NewWriter": {0},
+	"encoding/hex.Dumper": {0}, "encoding/hex.NewEncoder": {0}, "encoding/json.NewEncoder": {0},
+	"encoding/base64.NewEncoder": {1},
+}
+
+// TestReadOnlyFuncsClassified: every parameter of a default package's function that a host value
+// could be passed as is classified, as read-only (readOnlyFuncs) or as written (writers), so that
+// a new Go release's functions are reviewed before a package variable may be passed to them.
+// Generic functions are never read-only unless listed.
+func TestReadOnlyFuncsClassified(t *testing.T) {
+	pkgs := defaultPackages(t)
+	var hostTypes []types.Type
+	funcs := map[string]*types.Signature{}
+	for _, pkg := range pkgs {
+		for _, n := range pkg.Scope().Names() {
+			switch o := pkg.Scope().Lookup(n).(type) {
+			case *types.Var:
+				if o.Exported() {
+					hostTypes = append(hostTypes, o.Type())
+				}
+			case *types.Func:
+				if o.Exported() {
+					funcs[pkg.Path()+"."+n] = o.Type().(*types.Signature)
+				}
+			}
+		}
+	}
+	for name, span := range readOnlyFuncs {
+		sig, ok := funcs[name]
+		if !ok {
+			t.Errorf("readOnlyFuncs lists %s, which is not a function of a default package", name)
+			continue
+		}
+		for _, i := range writers[name] {
+			if span.has(i) && sig.Params().Len() > i {
+				t.Errorf("%s argument %d is listed both as read-only and as written", name, i)
+			}
+		}
+	}
+	for name, sig := range funcs {
+		if sig.TypeParams().Len() > 0 {
+			continue
+		}
+		for i := range sig.Params().Len() {
+			pt := sig.Params().At(i).Type()
+			if sig.Variadic() && i == sig.Params().Len()-1 {
+				pt = pt.(*types.Slice).Elem()
+			}
+			if !acceptsAny(hostTypes, pt) {
+				continue
+			}
+			if span, ok := readOnlyFuncs[name]; (!ok || !span.has(i)) && !slices.Contains(writers[name], i) {
+				t.Errorf("%s argument %d (%s) can take a package variable: list it in readOnlyFuncs (gohost.go) or in writers", name, i, pt)
+			}
+		}
+	}
+}
+
+func acceptsAny(ts []types.Type, param types.Type) bool {
+	for _, t := range ts {
+		if types.AssignableTo(t, param) {
+			return true
+		}
+	}
+	return false
+}
+
+// writesReceiver are, by type, the methods of package variables that change their receiver.
+var writesReceiver = map[string][]string{"io.Writer": {"Write"}}
+
+// TestReadOnlyMethodsClassified: the type of every package variable (and of every host call's
+// result) is in readOnlyMethods, and each of its methods, pointer methods included (a variable
+// is addressable), is listed there as read-only or in writesReceiver.
+func TestReadOnlyMethodsClassified(t *testing.T) {
+	typesByName := map[string]types.Type{}
+	for _, pkg := range defaultPackages(t) {
+		for _, n := range pkg.Scope().Names() {
+			if v, ok := pkg.Scope().Lookup(n).(*types.Var); ok && v.Exported() {
+				typesByName[types.TypeString(v.Type(), nil)] = v.Type()
+			}
+		}
+	}
+	for _, typ := range hostCalls {
+		if typesByName[typ] == nil {
+			t.Errorf("hostCalls' result type %s is no package variable's type: classify its methods", typ)
+		}
+	}
+	for name, typ := range typesByName {
+		listed, ok := readOnlyMethods[name]
+		if !ok {
+			t.Errorf("package variables of type %s: list the type in readOnlyMethods (gohost.go)", name)
+			continue
+		}
+		ms := types.NewMethodSet(typ)
+		if _, isPtr := typ.(*types.Pointer); !isPtr && !types.IsInterface(typ) {
+			ms = types.NewMethodSet(types.NewPointer(typ))
+		}
+		for m := range ms.Methods() {
+			n := m.Obj().Name()
+			if m.Obj().Exported() && !slices.Contains(listed, n) && !slices.Contains(writesReceiver[name], n) {
+				t.Errorf("method %s of %s: list it in readOnlyMethods if it only reads its receiver, else in writesReceiver", n, name)
+			}
+		}
+	}
 }
