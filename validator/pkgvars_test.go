@@ -13,25 +13,34 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite generated files and golden files")
 
-// defaultPackages imports the default allowed packages from the Go toolchain's own sources.
+// defaultPackages imports the default allowed packages from the Go toolchain's own sources, once.
 func defaultPackages(t *testing.T) []*types.Package {
 	t.Helper()
+	pkgs, err := importDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+var importDefaults = sync.OnceValues(func() ([]*types.Package, error) {
 	imp := importer.ForCompiler(token.NewFileSet(), "source", nil)
 	var out []*types.Package
 	for _, path := range defaultGoImports {
 		pkg, err := imp.Import(path)
 		if err != nil {
-			t.Fatalf("import %s: %v", path, err)
+			return nil, fmt.Errorf("import %s: %w", path, err)
 		}
 		out = append(out, pkg)
 	}
-	return out
-}
+	return out, nil
+})
 
 // TestPackageVarsTable regenerates pkgvars.go from the Go toolchain's own sources and fails if
 // the committed table differs (run with -update to rewrite it).
