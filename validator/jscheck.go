@@ -38,11 +38,15 @@ func (c *checker) jsSource() *JSUnit {
 		c.report(loc[0], SourceMap, "sourceMappingURL/sourceURL comment (the parser would load the file it names)")
 		return nil
 	}
-	n, arrows := jsScan(c.src, c.pol.MaxDepth)
+	n, arrows, ok := jsScan(c.src, c.pol.MaxDepth)
+	if !ok {
+		c.report(0, Depth, "the pre-scan cannot bound this source's nesting: too many '/' and '`' that could start a regex or template or not")
+		return nil
+	}
 	if !c.checkDepth(&n) {
 		return nil
 	}
-	if limit := 4 * c.pol.MaxDepth; arrows > limit {
+	if limit := maxArrows(c.pol.MaxDepth); arrows > limit {
 		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", arrows, limit))
 		return nil
 	}

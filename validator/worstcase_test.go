@@ -1,0 +1,103 @@
+package validator_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/validator"
+)
+
+// hostileJS are JS sources built to cost goja's parser the most within the pre-check's bounds:
+// each is either rejected unparsed, or parsed within maxParseRSS and maxParseCPU.
+func hostileJS() map[string]string {
+	r := strings.Repeat
+	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	return map[string]string{
+		// Issue 17, finding 3: a keyword as a property name made the lexer read a regex.
+		"property in, parens": "x.in / " + r("(", 130000) + "1 / g",
+		"property in, arrows": "x.in / " + r("a=>", 42000) + "1 / g",
+		// What goja reads after a syntax error, skipping tokens to the next statement keyword:
+		// '/' as a division and '`' as a plain token.
+		"skipped template":   "x = ) `if" + r("(", 130000) + "`",
+		"skipped regex":      "x = ) ( / if" + r("(", 130000) + " /",
+		"unicode line end":   "// \u2028" + r("(", 130000),
+		"string continued":   "\"\\\r\n\"" + r("(", 130000),
+		"hashbang template":  "#!`\n" + r("(", 130000) + "\n`",
+		"regex flag keyword": "/x/in /\"/ ; " + r("(", 130000) + "\"",
+		// Nesting and arrows at the limits, filling the size cap.
+		"depth at limit, parens":   fill(r("(", 255) + "1" + r(")", 255) + ";\n"),
+		"depth at limit, arrays":   fill(r("[", 255) + r("]", 255) + ";\n"),
+		"depth at limit, objects":  fill("x=" + r("{a:", 254) + "1" + r("}", 254) + ";\n"),
+		"depth at limit, not":      fill(r("!", 255) + "x;\n"),
+		"depth at limit, ternary":  fill(r("a?b:", 255) + "c;\n"),
+		"depth at limit, if":       fill(r("if(a)", 255) + ";\n"),
+		"depth at limit, template": fill(r("`${", 127) + "1" + r("}`", 127) + ";\n"),
+		"arrows at limit, chained": r("x=>", 255) + "1;\n" + r("(a,b)=>0;\n", 768),
+		"arrows at limit, parens":  r("((a)=>", 255) + "1" + r(")", 255) + ";\n" + r("((a)=>(b)=>0);\n", 384),
+		"arrows at limit, params":  r("(a=(b=>0))=>", 255) + "1;\n" + r("(a=(b=>0))=>0;\n", 256),
+		// goja's error recovery re-enters the parse inside the brackets it skipped out of, so
+		// nesting accumulates over repeated syntax errors the pre-scan cannot see.
+		"recovery, parens":   fill("do((((((x=;))))))"),
+		"recovery, arrays":   fill("do[[[[[[[,;]]]]]]]"),
+		"recovery, assigned": fill("do x=[[[[[[[;]]]]]]];"),
+	}
+}
+
+// Bounds on one Validate of any source, parse included, measured in a process of its own.
+const (
+	maxParseRSS = 256 << 20
+	maxParseCPU = 3 * time.Second
+)
+
+// TestParserWorstCase validates each hostile source in a child process and reports its peak
+// resident memory and CPU time (go test ./validator -run ParserWorstCase -v prints them). The
+// figures SECURITY.md states come from here.
+func TestParserWorstCase(t *testing.T) {
+	if src := os.Getenv("RLM_VALIDATE_ONE"); src != "" {
+		validateOne(src)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a process per source")
+	}
+	for name, src := range hostileJS() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestParserWorstCase$")
+		cmd.Env = append(os.Environ(), "RLM_VALIDATE_ONE="+name)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, out)
+			continue
+		}
+		use := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		rss := use.Maxrss << 10
+		cpu := time.Duration(use.Utime.Nano() + use.Stime.Nano())
+		verdict := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+		t.Logf("%-26s %6d bytes  rss %4d MB  cpu %6v  %s", name, len(src), rss>>20, cpu.Round(time.Millisecond), verdict)
+		if rss > maxParseRSS || cpu > maxParseCPU {
+			t.Errorf("%s: validating took %d MB and %v, over %d MB and %v", name, rss>>20, cpu, maxParseRSS>>20, maxParseCPU)
+		}
+	}
+}
+
+// validateOne validates one hostile source and prints what became of it.
+func validateOne(name string) {
+	src, ok := hostileJS()[name]
+	if !ok {
+		fmt.Println("no such source")
+		os.Exit(2)
+	}
+	res, err := validator.Validate(validator.JS, "hostile.js", []byte(src), validator.Policy{})
+	switch {
+	case err != nil:
+		fmt.Println(err)
+	case len(res.Findings) > 0 && res.Findings[0].Rule == validator.Depth:
+		fmt.Println("rejected unparsed:", res.Findings[0].Message[:min(60, len(res.Findings[0].Message))])
+	default:
+		fmt.Printf("parsed: %d findings\n", len(res.Findings))
+	}
+}
