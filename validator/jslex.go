@@ -34,6 +34,15 @@ type jsLexer struct {
 	afterKey bool   // an object literal's property key came last
 	prev     string // the previous token if it is a punctuator or keyword (jsrecover.go)
 	skipping bool   // after a syntax error, skipping to a statement keyword as goja does
+
+	work     []workFrame // the parser's work inside each open bracket (jsreparse.go)
+	workBase int         // the work outside every bracket
+	maxWork  int         // the most work any group took
+	pending  int         // the work of the group that closed last, until the next token
+	closed   bool        // pending is set
+	prevWord string      // the previous token if it is a word
+
+	lastResync int // where the last statement keyword starts: no reading skips to one after it
 }
 
 // slashMode is what a '/' starts after the previous token.
@@ -53,7 +62,7 @@ const (
 )
 
 func newJSLexer(src []byte, limit int) *jsLexer {
-	l := &jsLexer{src: src, slash: slashRegex}
+	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src)}
 	l.n.limit = limit
 	if bytes.HasPrefix(src, []byte("#!")) { // goja skips a leading #! line
 		l.skipLine()
@@ -88,12 +97,12 @@ func (l *jsLexer) read() {
 		l.skipString(c)
 		l.after(slashDiv)
 	case c == '`':
-		l.split(skipsFromHere)
+		l.splitSkip()
 		l.token(false)
 		l.i++
 		l.skipTemplate()
 	case c == '/' && l.slash != slashDiv:
-		l.split(skipsFromHere)
+		l.splitSkip()
 		if l.slash == slashEither {
 			l.split(func(d *jsLexer) { d.slash = slashDiv })
 		}
@@ -126,6 +135,29 @@ func (l *jsLexer) split(f func(*jsLexer)) {
 // so their text is code up to the next statement keyword (jsrecover.go).
 func skipsFromHere(d *jsLexer) { d.skipping = true }
 
+// splitSkip splits off the reading of goja skipping tokens from here, unless no statement
+// keyword follows, where such a reading would only skip to the end.
+func (l *jsLexer) splitSkip() {
+	if l.i < l.lastResync {
+		l.split(skipsFromHere)
+	}
+}
+
+// lastResync returns where the last word spelled as a statement keyword starts, or -1.
+func lastResync(src []byte) int {
+	for end := len(src); end > 0; end-- {
+		start := end
+		for start > 0 && src[start-1] >= 'a' && src[start-1] <= 'z' {
+			start--
+		}
+		if start < end && jsResync[string(src[start:end])] {
+			return start
+		}
+		end = start
+	}
+	return -1
+}
+
 // jsResync are the keywords at which goja's parser starts again after a syntax error
 // (nextStatement): it skips every token before them, closing brackets included.
 var jsResync = map[string]bool{
@@ -147,6 +179,7 @@ func (l *jsLexer) clone() *jsLexer {
 	d.braces = append([]uint8(nil), l.braces...)
 	d.n.stack = append([]int(nil), l.n.stack...)
 	d.kinds = append([]byte(nil), l.kinds...)
+	d.work = append([]workFrame(nil), l.work...)
 	d.forks = nil
 	return &d
 }
@@ -174,16 +207,20 @@ func (l *jsLexer) at(k int) byte {
 
 // token is called at the start of every token: a line break between an expression's end and a
 // token that starts a new expression is where automatic semicolon insertion ends a statement.
-func (l *jsLexer) token(continues bool) {
+func (l *jsLexer) token(continues bool) { l.tokenP(continues, "") }
+
+// tokenP is token for a punctuator p.
+func (l *jsLexer) tokenP(continues bool, p string) {
 	if l.newline && l.exprEnd && !continues {
 		l.n.reset()
 	}
 	l.newline = false
+	l.charge(p)
 }
 
 // after records what the finished token allows next.
 func (l *jsLexer) after(s slashMode) {
-	l.slash, l.exprEnd, l.head, l.dot, l.prev = s, s == slashDiv, false, false, ""
+	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.prevWord = s, s == slashDiv, false, false, "", ""
 }
 
 // jsRegexAfterWord are the keywords after which a '/' starts a regex; after yield, await and of
@@ -232,6 +269,7 @@ func (l *jsLexer) word() {
 		l.after(slashDiv)
 	}
 	l.head = head
+	l.prevWord = w
 }
 
 // identPart consumes one identifier character, or reports that there is none.
@@ -261,7 +299,7 @@ func (l *jsLexer) punct() {
 	}
 	l.objectPunct(p)
 	l.i += len(p)
-	l.token(true)
+	l.tokenP(true, p)
 	prefix := (p == "++" || p == "--") && (!l.exprEnd || l.newline)
 	l.punctRead(p, start)
 	if operandNext[p] && (p != "++" && p != "--" || prefix) || p == ":" {
@@ -279,11 +317,13 @@ func (l *jsLexer) punctRead(p string, start int) {
 		}
 		l.parens = append(l.parens, f)
 		l.kinds = append(l.kinds, '(')
+		l.openWork(true)
 		l.chainStep(start)
 		l.n.open(start)
 		l.after(slashRegex)
 	case "[":
 		l.kinds = append(l.kinds, '[')
+		l.openWork(false)
 		l.chainStep(start)
 		l.n.open(start)
 		l.after(slashRegex)
@@ -298,16 +338,19 @@ func (l *jsLexer) punctRead(p string, start int) {
 		}
 		l.braces = append(l.braces, f)
 		l.kinds = append(l.kinds, kind)
+		l.openWork(false)
 		l.n.open(start)
 		l.after(slashRegex)
 		l.atKey = kind == 'o'
 	case ")":
 		f := pop(&l.parens)
 		l.popKind()
+		l.closeWork()
 		l.n.close()
 		l.after([...]slashMode{slashDiv, slashRegex, slashEither}[f])
 	case "]":
 		l.popKind()
+		l.closeWork()
 		l.n.close()
 		l.after(slashDiv)
 	case "}":
@@ -351,10 +394,11 @@ func (l *jsLexer) chainStep(at int) {
 // lexer cannot tell them apart, so both readings go on.
 func (l *jsLexer) closeBrace() {
 	if len(l.braces) > 0 && l.braces[len(l.braces)-1] != flagNo {
-		l.split(skipsFromHere) // the template text that follows is code to goja skipping tokens
+		l.splitSkip() // the template text that follows is code to goja skipping tokens
 	}
 	f := pop(&l.braces)
 	l.popKind()
+	l.closeWork()
 	l.n.close()
 	if f == flagEither {
 		l.split(func(d *jsLexer) { d.after(slashEither) })
@@ -504,6 +548,7 @@ func (l *jsLexer) skipTemplate() {
 		case c == '$' && l.at(1) == '{':
 			l.braces = append(l.braces, flagYes)
 			l.kinds = append(l.kinds, '{')
+			l.openWork(false)
 			l.n.open(l.i)
 			l.i += 2
 			l.after(slashRegex)

@@ -14,27 +14,31 @@ import "slices"
 // count of the two. The estimate is the worst over all readings: text hidden from one reading
 // (in a regex body or a template) is code in another, so no reading choice can hide nesting.
 //
-// ok is false when the readings could not be bounded (more than maxReadings at once, or more
-// work than maxScanWork per byte): the caller then rejects the source unparsed.
-func jsScan(src []byte, limit int) (worst nest, arrows int, ok bool) {
+// It also counts the parser's work (jsreparse.go). Scanning stops as soon as a reading passes a
+// limit; ok is false when the readings could not be bounded (more than maxReadings at once, or
+// more work than maxScanWork per byte): the caller then rejects the source unparsed.
+func jsScan(src []byte, limit, workLimit int) (s jsScanResult) {
 	start := newJSLexer(src, limit)
 	start.fork = true
 	live := []*jsLexer{start}
 	budget := maxScanWork * (len(src) + 64)
+	s.ok = true
 	for len(live) > 0 {
 		if budget--; budget < 0 || len(live) > maxReadings {
-			return worst, arrows, false
+			s.ok = false
+			return s
 		}
 		k := minReading(live)
 		l := live[k]
 		if l.i >= len(src) {
-			worst, arrows = worse(worst, l.n), max(arrows, l.arrows)
+			s.add(l)
 			live = slices.Delete(live, k, k+1)
 			continue
 		}
 		l.step()
-		if l.n.over() || l.arrows > maxArrows(limit) {
-			return l.n, l.arrows, true
+		if l.n.over() || l.arrows > maxArrows(limit) || l.maxWork > workLimit {
+			s.add(l)
+			return s
 		}
 		for _, f := range l.forks {
 			live = append(live, f)
@@ -42,7 +46,22 @@ func jsScan(src []byte, limit int) (worst nest, arrows int, ok bool) {
 		l.forks = l.forks[:0]
 		live = mergeReadings(live, k)
 	}
-	return worst, arrows, true
+	return s
+}
+
+// jsScanResult is the worst over the readings.
+type jsScanResult struct {
+	nest   nest
+	arrows int
+	work   int
+	ok     bool
+}
+
+func (s *jsScanResult) add(l *jsLexer) {
+	if l.n.max > s.nest.max {
+		s.nest = l.n
+	}
+	s.arrows, s.work = max(s.arrows, l.arrows), max(s.work, l.maxWork)
 }
 
 // Bounds of the scan's own work.
@@ -62,13 +81,6 @@ func minReading(live []*jsLexer) int {
 		}
 	}
 	return k
-}
-
-func worse(a, b nest) nest {
-	if b.max > a.max {
-		return b
-	}
-	return a
 }
 
 // mergeReadings merges live[k] into another reading in the same state, if there is one.
@@ -98,6 +110,11 @@ func (l *jsLexer) absorb(o *jsLexer) {
 	l.parens = mergeFlags(l.parens, o.parens)
 	l.braces = mergeFlags(l.braces, o.braces)
 	l.kinds = mergeKinds(l.kinds, o.kinds)
+	l.work = mergeWork(l.work, o.work)
+	l.workBase, l.maxWork = max(l.workBase, o.workBase), max(l.maxWork, o.maxWork)
+	if o.closed {
+		l.pending, l.closed = max(l.pending, o.pending), true
+	}
 	l.n.stack = mergeDepths(l.n.stack, o.n.stack)
 	l.n.cur = max(l.n.cur, o.n.cur)
 	if o.n.max > l.n.max {

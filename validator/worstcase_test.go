@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,9 +38,16 @@ func hostileJS() map[string]string {
 		"depth at limit, ternary":  fill(r("a?b:", 255) + "c;\n"),
 		"depth at limit, if":       fill(r("if(a)", 255) + ";\n"),
 		"depth at limit, template": fill(r("`${", 127) + "1" + r("}`", 127) + ";\n"),
+		"templates, keyword last":  fill(r("`${", 127)+"1"+r("}`", 127)+";\n")[:120000] + ";if(1);",
 		"arrows at limit, chained": r("x=>", 255) + "1;\n" + r("(a,b)=>0;\n", 768),
 		"arrows at limit, parens":  r("((a)=>", 255) + "1" + r(")", 255) + ";\n" + r("((a)=>(b)=>0);\n", 384),
 		"arrows at limit, params":  r("(a=(b=>0))=>", 255) + "1;\n" + r("(a=(b=>0))=>0;\n", 256),
+		// goja reads a parenthesised arrow parameter list twice, so lists nested in default
+		// values cost 2^k.
+		"reparse, defaults": r("(a=", 24) + "0" + r(")=>0", 24),
+		"reparse, async":    r("async(a=", 24) + "0" + r(")=>0", 24),
+		"reparse, pattern":  r("({a=", 24) + "0" + r("})=>0", 24),
+		"reparse, at limit": r("(a=", 14) + "0" + r(")=>0", 14) + ";\n" + r("x=1;\n", 20000),
 		// goja's error recovery re-enters the parse inside the brackets it skipped out of, so
 		// nesting accumulates over repeated syntax errors the pre-scan cannot see.
 		"recovery, parens":   fill("do((((((x=;))))))"),
@@ -100,4 +108,61 @@ func validateOne(name string) {
 	default:
 		fmt.Printf("parsed: %d findings\n", len(res.Findings))
 	}
+}
+
+// recoveryUnits are statements whose repetition nests goja's error recovery deeper at each
+// syntax error; seeds for FuzzJSPrecheckBound.
+var recoveryUnits = []string{
+	"do x=[[[[;]]]];", "var x=[[[[;]]]];", "throw [[[[;]]]];", "try{x=[[[[;]]]]}finally{}",
+	"do x=[[[[[[[=]]]]]]];", "do x={a:{a:{a:{a:{a:;}}}}};", "do[;];", "do x=[[[[{a b}]]]];",
+	"do x=[[[[a?b;]]]];", "do x=[[[[a.;]]]];", "if(1){{{{ x = ; }}}}", "do((((((x=;))))))",
+	"x = ) `if(", "x.in / (", "x = ) ( / if(", "// \u2028(", "\"\\\r\n\"(", "/x/in /\"/ ; (",
+}
+
+// FuzzJSPrecheckBound: any JS source the pre-check lets through parses within bounded stack
+// and time. A source is a unit repeated up to 32 KiB (nesting costs build up over repetitions).
+//
+//	go test ./validator -run '^$' -fuzz FuzzJSPrecheckBound -parallel 2
+func FuzzJSPrecheckBound(f *testing.F) {
+	for _, c := range loadCorpus(f) {
+		if c.Lang == "js" {
+			f.Add(string(c.Source), uint16(1))
+		}
+	}
+	for _, u := range recoveryUnits {
+		f.Add(u, uint16(4000))
+	}
+	f.Fuzz(func(t *testing.T, unit string, reps uint16) {
+		if unit == "" {
+			return
+		}
+		src := strings.Repeat(unit, max(1, min(int(reps), (32<<10)/len(unit))))
+		stack, took, res := validateMeasured(src)
+		if len(res.Findings) > 0 && (res.Findings[0].Rule == validator.Depth || res.Findings[0].Rule == validator.Size) {
+			return // rejected unparsed
+		}
+		if stack > 16<<20 || took > 2*time.Second {
+			t.Errorf("%d bytes passed the pre-check and took %d MB of stack and %v to validate: %.80q", len(src), stack>>20, took, src)
+		}
+	})
+}
+
+// validateMeasured validates a JS source on a goroutine of its own and returns how far the
+// goroutines' stacks grew meanwhile (stacks only shrink at a collection) and how long it took.
+func validateMeasured(src string) (stack uint64, took time.Duration, res *validator.Result) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(done)
+		res, _ = validator.Validate(validator.JS, "fuzz.js", []byte(src), validator.Policy{})
+		took = time.Since(start)
+		runtime.ReadMemStats(&after)
+	}()
+	<-done
+	if after.StackInuse > before.StackInuse {
+		stack = after.StackInuse - before.StackInuse
+	}
+	return stack, took, res
 }
