@@ -38,7 +38,7 @@ func hostileJS() map[string]string {
 		"depth at limit, ternary":  fill(r("a?b:", 255) + "c;\n"),
 		"depth at limit, if":       fill(r("if(a)", 255) + ";\n"),
 		"depth at limit, template": fill(r("`${", 127) + "1" + r("}`", 127) + ";\n"),
-		"templates, keyword last":  fill(r("`${", 127)+"1"+r("}`", 127)+";\n")[:120000] + ";if(1);",
+		"templates, keyword last":  fill(r("`${", 127) + "1" + r("}`", 127) + ";\n")[:120000] + ";if(1);",
 		"arrows at limit, chained": r("x=>", 255) + "1;\n" + r("(a,b)=>0;\n", 768),
 		"arrows at limit, parens":  r("((a)=>", 255) + "1" + r(")", 255) + ";\n" + r("((a)=>(b)=>0);\n", 384),
 		"arrows at limit, params":  r("(a=(b=>0))=>", 255) + "1;\n" + r("(a=(b=>0))=>0;\n", 256),
