@@ -56,6 +56,33 @@ func hostileJS() map[string]string {
 	}
 }
 
+// hostileGo are Go sources built to cost go/parser (and the checks after it) the most within the
+// pre-check's bounds.
+func hostileGo() map[string]string {
+	r := strings.Repeat
+	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	return map[string]string{
+		"go depth at limit, parens":  fill("_ = " + r("(", 250) + "1" + r(")", 250) + "\n"),
+		"go depth at limit, blocks":  fill(r("{", 250) + r("}", 250) + "\n"),
+		"go depth at limit, unary":   fill("_ = " + r("^", 250) + "1\n"),
+		"go depth at limit, types":   fill("var _ " + r("[]", 250) + "int\n"),
+		"go depth at limit, funcs":   fill("var _ = " + r("func() {", 120) + r("}", 120) + "\n"),
+		"go depth at limit, literal": fill("var _ = " + r("[]any{", 120) + r("}", 120) + "\n"),
+		"go depth at limit, calls":   fill("_ = f" + r("()", 250) + "\n"),
+		"go long constant chain":     "const c0 = 1\n" + constChainLines(4700),
+		"go many errors":             fill("x := ) ] } ;\n"),
+		"go nested errors":           fill(r("{", 100) + "x :=" + r("}", 100) + "\n"),
+	}
+}
+
+func constChainLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "const c%d = c%d + c%d\n", i, i-1, i-1)
+	}
+	return b.String()
+}
+
 // Bounds on one Validate of any source, parse included, measured in a process of its own.
 const (
 	maxParseRSS = 256 << 20
@@ -73,7 +100,11 @@ func TestParserWorstCase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process per source")
 	}
-	for name, src := range hostileJS() {
+	sources := hostileJS()
+	for name, src := range hostileGo() {
+		sources[name] = src
+	}
+	for name, src := range sources {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestParserWorstCase$")
 		cmd.Env = append(os.Environ(), "RLM_VALIDATE_ONE="+name)
 		out, err := cmd.CombinedOutput()
@@ -94,17 +125,21 @@ func TestParserWorstCase(t *testing.T) {
 
 // validateOne validates one hostile source and prints what became of it.
 func validateOne(name string) {
-	src, ok := hostileJS()[name]
-	if !ok {
+	lang, src := validator.JS, hostileJS()[name]
+	if strings.HasPrefix(name, "go ") {
+		lang, src = validator.Go, hostileGo()[name]
+	}
+	if src == "" {
 		fmt.Println("no such source")
 		os.Exit(2)
 	}
-	res, err := validator.Validate(validator.JS, "hostile.js", []byte(src), validator.Policy{})
+	res, err := validator.Validate(lang, "hostile", []byte(src), validator.Policy{})
 	switch {
 	case err != nil:
 		fmt.Println(err)
-	case len(res.Findings) > 0 && res.Findings[0].Rule == validator.Depth:
-		fmt.Println("rejected unparsed:", res.Findings[0].Message[:min(60, len(res.Findings[0].Message))])
+	case res.Go == nil && res.JS == nil && len(res.Findings) > 0 && res.Findings[0].Rule != validator.Syntax:
+		msg := res.Findings[0].Message
+		fmt.Println("rejected unparsed:", msg[:min(60, len(msg))])
 	default:
 		fmt.Printf("parsed: %d findings\n", len(res.Findings))
 	}
