@@ -310,38 +310,8 @@ func (l *jsLexer) punct() {
 // punctRead applies a punctuator to the estimate and the lexer's state.
 func (l *jsLexer) punctRead(p string, start int) {
 	switch p {
-	case "(":
-		f := flagNo
-		if l.head {
-			f = flagYes
-		}
-		l.parens = append(l.parens, f)
-		l.kinds = append(l.kinds, '(')
-		l.openWork(true)
-		l.chainStep(start)
-		l.n.open(start)
-		l.after(slashRegex)
-	case "[":
-		l.kinds = append(l.kinds, '[')
-		l.openWork(false)
-		l.chainStep(start)
-		l.n.open(start)
-		l.after(slashRegex)
-	case "{", "${":
-		f := flagNo
-		if p == "${" {
-			f = flagYes
-		}
-		kind := byte('{')
-		if operandNext[l.prev] && l.prev != "=>" || l.prev == ":" && len(l.kinds) > 0 && l.kinds[len(l.kinds)-1] == 'o' {
-			kind = 'o'
-		}
-		l.braces = append(l.braces, f)
-		l.kinds = append(l.kinds, kind)
-		l.openWork(false)
-		l.n.open(start)
-		l.after(slashRegex)
-		l.atKey = kind == 'o'
+	case "(", "[", "{":
+		l.openBracket(p, start)
 	case ")":
 		f := pop(&l.parens)
 		l.popKind()
@@ -379,6 +349,33 @@ func (l *jsLexer) punctRead(p string, start int) {
 		l.n.bump(start)
 		l.after(slashRegex)
 	}
+}
+
+// openBracket opens a parenthesis (the head of if, while, for or with, or not), a bracket, or a
+// brace (an object literal where an expression must start, else a block).
+func (l *jsLexer) openBracket(p string, start int) {
+	kind := p[0]
+	switch {
+	case p == "(":
+		f := flagNo
+		if l.head {
+			f = flagYes
+		}
+		l.parens = append(l.parens, f)
+	case p == "{":
+		if operandNext[l.prev] && l.prev != "=>" || l.prev == ":" && len(l.kinds) > 0 && l.kinds[len(l.kinds)-1] == 'o' {
+			kind = 'o'
+		}
+		l.braces = append(l.braces, flagNo)
+	}
+	l.kinds = append(l.kinds, kind)
+	l.openWork(p == "(")
+	if p != "{" {
+		l.chainStep(start)
+	}
+	l.n.open(start)
+	l.after(slashRegex)
+	l.atKey = kind == 'o'
 }
 
 // chainStep counts a call or index that follows an expression, f()()() or a[0][1]: each one
