@@ -31,8 +31,9 @@ func (c *checker) goCheck(u *GoUnit) {
 	}
 	g.imports(u.Decls)
 	g.ev = newConstEval(u, g.pkgPath)
-	g.strictEv = newConstEval(u, g.pkgPath)
-	g.strictEv.strict = true
+	strict := *g.ev
+	strict.strict, strict.memo = true, map[*constDecl]*constMemo{}
+	g.strictEv = &strict
 	g.constStrings()
 	ast.Inspect(u.Decls, g.visit)
 	if u.Body != nil {

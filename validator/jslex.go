@@ -35,12 +35,12 @@ type jsLexer struct {
 	prev     string // the previous token if it is a punctuator or keyword (jsrecover.go)
 	skipping bool   // after a syntax error, skipping to a statement keyword as goja does
 
-	work     []workFrame // the parser's work inside each open bracket (jsreparse.go)
-	workBase int         // the work outside every bracket
-	maxWork  int         // the most work any group took
-	pending  int         // the work of the group that closed last, until the next token
-	closed   bool        // pending is set
-	prevWord string      // the previous token if it is a word
+	work       []workFrame // the parser's work inside each open bracket (jsreparse.go)
+	workBase   int         // the work outside every bracket
+	maxWork    int         // the most work any group took
+	pending    int         // the work of the group that closed last, until the next token
+	closed     bool        // pending is set
+	afterAsync bool        // the previous token is the word async
 
 	lastResync int // where the last statement keyword starts: no reading skips to one after it
 }
@@ -62,7 +62,10 @@ const (
 )
 
 func newJSLexer(src []byte, limit int) *jsLexer {
-	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src)}
+	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src),
+		parens: make([]uint8, 0, 16), braces: make([]uint8, 0, 16), kinds: make([]byte, 0, 32),
+		work: make([]workFrame, 0, 32)}
+	l.n.stack = make([]int, 0, 32)
 	l.n.limit = limit
 	if bytes.HasPrefix(src, []byte("#!")) { // goja skips a leading #! line
 		l.skipLine()
@@ -90,7 +93,7 @@ func (l *jsLexer) read() {
 		l.skipLine()
 	case c == '/' && l.at(1) == '*':
 		l.skipBlockComment()
-	case (c == '"' || c == '\'' || c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9') && l.fork && l.objectKey("", true):
+	case (c == '"' || c == '\'' || c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9') && l.fork && l.objectKey(false, true):
 		l.skipping = true
 	case c == '"' || c == '\'':
 		l.token(false)
@@ -220,21 +223,7 @@ func (l *jsLexer) tokenP(continues bool, p string) {
 
 // after records what the finished token allows next.
 func (l *jsLexer) after(s slashMode) {
-	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.prevWord = s, s == slashDiv, false, false, "", ""
-}
-
-// jsRegexAfterWord are the keywords after which a '/' starts a regex; after yield, await and of
-// (keywords or names, by context) it may.
-var jsRegexAfterWord = map[string]slashMode{
-	"return": slashRegex, "typeof": slashRegex, "instanceof": slashRegex, "in": slashRegex,
-	"new": slashRegex, "delete": slashRegex, "void": slashRegex, "throw": slashRegex,
-	"case": slashRegex, "do": slashRegex, "else": slashRegex, "extends": slashRegex,
-	"yield": slashEither, "await": slashEither, "of": slashEither,
-}
-
-var jsChainWord = map[string]bool{
-	"typeof": true, "void": true, "delete": true, "await": true, "new": true, "yield": true,
-	"if": true, "for": true, "while": true, "with": true, "do": true,
+	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.afterAsync = s, s == slashDiv, false, false, "", false
 }
 
 func (l *jsLexer) word() {
@@ -242,35 +231,69 @@ func (l *jsLexer) word() {
 	l.i++ // the first byte may be '#' or '\', which only start a name
 	for l.i < len(l.src) && l.identPart() {
 	}
-	w := string(l.src[start:l.i])
-	if l.fork && !l.dot && l.objectKey(w, true) {
+	info := jsWords[string(l.src[start:l.i])] // the zero info for any other name
+	if l.fork && !l.dot && l.objectKey(info.async || info.getSet, true) {
 		l.i, l.skipping = start, true
 		return
 	}
-	l.token(w == "in" || w == "instanceof" || w == "of")
+	l.token(info.continues)
 	if l.dot { // a property name: .in, ?.return
-		if jsResync[w] { // after a syntax error, goja starts parsing again at it
+		if info.resync { // after a syntax error, goja starts parsing again at it
 			l.split(func(d *jsLexer) { d.resyncAt(start) })
 		}
 		l.after(slashDiv)
 		return
 	}
-	if jsChainWord[w] {
+	if info.chain {
 		l.n.bump(start)
 	}
-	head := isJSHeadWord(w) || w == "await" && l.head // for await (
-	s, keyword := jsRegexAfterWord[w]
+	head := info.head || info.await && l.head // for await (
 	switch {
-	case keyword:
-		l.after(s)
-	case jsChainWord[w]: // if, for, while, with: a statement follows their head
+	case info.slash != slashDiv:
+		l.after(info.slash)
+	case info.chain: // if, for, while, with: a statement follows their head
 		l.after(slashRegex)
 	default:
 		l.after(slashDiv)
 	}
-	l.head = head
-	l.prevWord = w
+	l.head, l.afterAsync = head, info.async
 }
+
+// wordInfo is what a word means to the lexer.
+type wordInfo struct {
+	slash     slashMode // what a '/' after it starts (slashDiv: a division, as after any name)
+	chain     bool      // the parser recurses on it: typeof, new, if, ...
+	head      bool      // if, while, for, with: a '(' after it holds a statement's head
+	resync    bool      // goja's parser starts again here after a syntax error (jsResync)
+	continues bool      // in, instanceof, of: a line break before it ends no statement
+	await     bool
+	async     bool
+	getSet    bool // get, set: an object literal key may follow
+}
+
+// jsWords describes the words that mean more than a name.
+var jsWords = func() map[string]wordInfo {
+	m := map[string]wordInfo{}
+	set := func(words string, f func(*wordInfo)) {
+		for _, w := range strings.Fields(words) {
+			i := m[w]
+			f(&i)
+			m[w] = i
+		}
+	}
+	set("return typeof instanceof in new delete void throw case do else extends", func(i *wordInfo) { i.slash = slashRegex })
+	set("yield await of", func(i *wordInfo) { i.slash = slashEither })
+	set("typeof void delete await new yield if for while with do", func(i *wordInfo) { i.chain = true })
+	set("if while for with", func(i *wordInfo) { i.head = true })
+	set("in instanceof of", func(i *wordInfo) { i.continues = true })
+	for w := range jsResync {
+		set(w, func(i *wordInfo) { i.resync = true })
+	}
+	set("await", func(i *wordInfo) { i.await = true })
+	set("async", func(i *wordInfo) { i.async = true })
+	set("get set", func(i *wordInfo) { i.getSet = true })
+	return m
+}()
 
 // identPart consumes one identifier character, or reports that there is none.
 func (l *jsLexer) identPart() bool {
@@ -421,10 +444,6 @@ func pop(s *[]uint8) uint8 {
 	v := (*s)[len(*s)-1]
 	*s = (*s)[:len(*s)-1]
 	return v
-}
-
-func isJSHeadWord(w string) bool {
-	return w == "if" || w == "while" || w == "for" || w == "with"
 }
 
 // jsPuncts is ordered longest first.

@@ -44,7 +44,9 @@ func jsScan(src []byte, limit, workLimit int) (s jsScanResult) {
 			live = append(live, f)
 		}
 		l.forks = l.forks[:0]
-		live = mergeReadings(live, k)
+		if len(live) > 1 {
+			live = mergeReadings(live, k)
+		}
 	}
 	return s
 }

@@ -103,12 +103,12 @@ func (l *jsLexer) skipRead() {
 // objectKey follows an object literal's property list: after its '{' or a ',' comes a key (a
 // name, a string, a number, possibly after get, set, async or *), and after a key only ':',
 // '(', ',', '}' or '='. It reports a token that breaks that rule.
-func (l *jsLexer) objectKey(word string, operand bool) bool {
+func (l *jsLexer) objectKey(modifier, operand bool) bool {
 	if l.afterKey {
 		return true
 	}
 	if l.atKey && operand {
-		l.atKey = word == "get" || word == "set" || word == "async"
+		l.atKey = modifier
 		l.afterKey = !l.atKey
 	}
 	return false

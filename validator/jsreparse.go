@@ -39,7 +39,7 @@ func (l *jsLexer) addWork(n int) {
 
 // openWork starts the work of a bracket; a '(' that may be an arrow's parameter list is marked.
 func (l *jsLexer) openWork(paren bool) {
-	l.work = append(l.work, workFrame{params: paren && (!l.exprEnd || l.prevWord == "async")})
+	l.work = append(l.work, workFrame{params: paren && (!l.exprEnd || l.afterAsync)})
 }
 
 // closeWork ends the work of a bracket; a marked group's work waits for the next token.
