@@ -19,6 +19,7 @@ func hostileJS() map[string]string {
 	r := strings.Repeat
 	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
 	return map[string]string{
+		"baseline, one token": "1",
 		// Issue 17, finding 3: a keyword as a property name made the lexer read a regex.
 		"property in, parens": "x.in / " + r("(", 130000) + "1 / g",
 		"property in, arrows": "x.in / " + r("a=>", 42000) + "1 / g",
