@@ -86,8 +86,8 @@ func constChainLines(n int) string {
 
 // Bounds on one Validate of any source, parse included, measured in a process of its own.
 const (
-	maxParseRSS = 256 << 20
-	maxParseCPU = 3 * time.Second
+	maxParseRSS = 64 << 20
+	maxParseCPU = 2 * time.Second
 )
 
 // TestParserWorstCase validates each hostile source in a child process and reports its peak
