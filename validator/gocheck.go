@@ -17,19 +17,23 @@ type goChecker struct {
 	imported map[string]bool // names imported by this source
 	extra    map[string]bool // names imported by this source that the policy does not know
 	handled  map[*ast.SelectorExpr]bool
-	readOK   map[*ast.SelectorExpr]bool // package variables in a read-only position
-	labels   map[*ast.ForStmt]string    // the label of a labeled for statement
-	consts   constEnv
+	readOK   map[ast.Expr]bool       // host values in a read-only position (gohost.go)
+	labels   map[*ast.ForStmt]string // the label of a labeled for statement
+	ev       *constEval              // constants, scopes merged (largest value wins)
+	strictEv *constEval              // constants whose names mean nothing else anywhere in the cell
 }
 
 func (c *checker) goCheck(u *GoUnit) {
 	g := &goChecker{
 		c: c, u: u, goSets: c.pol.goSets(),
 		imported: map[string]bool{}, extra: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},
-		readOK: map[*ast.SelectorExpr]bool{}, labels: map[*ast.ForStmt]string{},
+		readOK: map[ast.Expr]bool{}, labels: map[*ast.ForStmt]string{},
 	}
 	g.imports(u.Decls)
-	g.consts = collectConsts(u)
+	g.ev = newConstEval(u, g.pkgPath)
+	strict := *g.ev
+	strict.strict, strict.memo = true, map[*constDecl]*constMemo{}
+	g.strictEv = &strict
 	g.constStrings()
 	ast.Inspect(u.Decls, g.visit)
 	if u.Body != nil {
@@ -110,6 +114,7 @@ func (g *goChecker) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		g.call(n)
 		g.readOnlyArgs(n)
+		g.hostCall(n)
 	case *ast.BinaryExpr:
 		if n.Op == token.EQL || n.Op == token.NEQ {
 			g.markRead(n.X)
@@ -146,7 +151,7 @@ func (g *goChecker) visit(n ast.Node) bool {
 			g.packageVar(n.X, "address of")
 		}
 	case *ast.ArrayType:
-		g.allocSize(n.Len, "array length")
+		g.arrayType(n)
 	case *ast.CompositeLit:
 		g.literalIndexes(n)
 	case *ast.ForStmt:
@@ -161,7 +166,7 @@ func (g *goChecker) visit(n ast.Node) bool {
 	return true
 }
 
-// call checks denied functions called directly and allocation sizes.
+// call checks denied functions called directly, and allocation sizes.
 func (g *goChecker) call(n *ast.CallExpr) {
 	switch fun := ast.Unparen(n.Fun).(type) {
 	case *ast.SelectorExpr:
@@ -169,16 +174,8 @@ func (g *goChecker) call(n *ast.CallExpr) {
 			g.handled[fun] = true
 			g.c.report(g.off(fun.Pos()), DeniedCall, fmt.Sprintf("call of %s", sym))
 		}
-		if name := g.qualified(fun); (name == "strings.Repeat" || name == "bytes.Repeat") && len(n.Args) == 2 {
-			g.allocSize(n.Args[1], name+" count")
-		}
-	case *ast.Ident:
-		if fun.Name == "make" {
-			for _, a := range n.Args[min(1, len(n.Args)):] {
-				g.allocSize(a, "make size")
-			}
-		}
 	}
+	g.allocCall(n)
 }
 
 // selector checks references to denied symbols and denied packages that are not calls.
@@ -203,6 +200,16 @@ func (g *goChecker) selector(n *ast.SelectorExpr) {
 func (g *goChecker) qualified(n *ast.SelectorExpr) string {
 	if x, ok := n.X.(*ast.Ident); ok && g.isPkg(x.Name) {
 		return x.Name + "." + n.Sel.Name
+	}
+	return ""
+}
+
+// pkgPath returns "path.Sel" when n's operand names an allowed package, else "".
+func (g *goChecker) pkgPath(n *ast.SelectorExpr) string {
+	if x, ok := n.X.(*ast.Ident); ok {
+		if p, ok := g.paths[x.Name]; ok {
+			return p + "." + n.Sel.Name
+		}
 	}
 	return ""
 }

@@ -2,94 +2,18 @@ package validator
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 )
 
-// inPlace are package functions that modify their first argument.
-var inPlace = map[string]bool{"sort": true, "slices": true, "maps": true, "heap": true}
-
-// packageVarName returns "path.Name" when n names an exported variable of an allowed package.
-func (g *goChecker) packageVarName(n *ast.SelectorExpr) string {
-	x, ok := n.X.(*ast.Ident)
-	if !ok {
-		return ""
-	}
-	p, ok := g.paths[x.Name]
-	if !ok {
-		return ""
-	}
-	if v := p + "." + n.Sel.Name; packageVars[v] {
-		return v
-	}
-	return ""
-}
-
-// markRead records that e, if it is a package variable, is only read where it stands.
-func (g *goChecker) markRead(e ast.Expr) {
-	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && g.packageVarName(sel) != "" {
-		g.readOK[sel] = true
-	}
-}
-
-// readOnlyArgs marks the read-only uses of package variables in a call: the receiver of a method
-// call (base64.StdEncoding.EncodeToString(b)) and the arguments of a package function that does
-// not modify them (unicode.Is(unicode.Han, r), errors.Is(err, io.EOF)).
-func (g *goChecker) readOnlyArgs(call *ast.CallExpr) {
-	fun, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return
-	}
-	g.markRead(fun.X)
-	x, ok := fun.X.(*ast.Ident)
-	if !ok || !g.isPkg(x.Name) || inPlace[x.Name] {
-		return
-	}
-	for _, a := range call.Args {
-		g.markRead(a)
-	}
-}
-
-// isTrue reports whether a loop condition is absent or a constant true: true, a constant declared
-// as true, or a comparison of constants that holds.
+// isTrue reports whether a loop condition is absent or a constant that is true: true, a constant
+// declared as true, a comparison of constants that holds, any constant boolean expression.
 func (g *goChecker) isTrue(cond ast.Expr) bool {
-	switch e := ast.Unparen(cond).(type) {
-	case nil:
+	if cond == nil {
 		return true
-	case *ast.Ident:
-		if e.Name == "true" {
-			return true
-		}
-		for _, v := range g.consts[e.Name] {
-			if id, ok := ast.Unparen(v).(*ast.Ident); ok && id.Name == "true" {
-				return true
-			}
-		}
-	case *ast.BinaryExpr:
-		x, ok1 := g.constValue(e.X, 0)
-		y, ok2 := g.constValue(e.Y, 0)
-		if ok1 && ok2 {
-			return compareHolds(e.Op, x, y)
-		}
 	}
-	return false
-}
-
-func compareHolds(op token.Token, x, y float64) bool {
-	switch op {
-	case token.EQL:
-		return x == y
-	case token.NEQ:
-		return x != y
-	case token.LSS:
-		return x < y
-	case token.LEQ:
-		return x <= y
-	case token.GTR:
-		return x > y
-	case token.GEQ:
-		return x >= y
-	}
-	return false
+	v, ok := g.strictEv.value(cond)
+	return ok && v.num != nil && v.num.Kind() == constant.Bool && constant.BoolVal(v.num)
 }
 
 // hasGoExit reports whether a loop body contains a way out of the loop: a return, a panic, a

@@ -11,14 +11,11 @@ import (
 // parses, so it is safe on any input.
 func Incomplete(lang Lang, src []byte) bool {
 	if lang == JS {
-		var n nest
-		n.limit = int(^uint(0) >> 1)
-		l := jsLexer{src: src, regexOK: true}
-		arrows := 0
+		l := newJSLexer(src, int(^uint(0)>>1))
 		for l.i < len(l.src) {
-			l.step(&n, &arrows)
+			l.step()
 		}
-		return len(n.stack) > 0 || l.open
+		return len(l.n.stack) > 0 || l.open
 	}
 	fset := token.NewFileSet()
 	var s scanner.Scanner

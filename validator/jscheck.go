@@ -38,12 +38,7 @@ func (c *checker) jsSource() *JSUnit {
 		c.report(loc[0], SourceMap, "sourceMappingURL/sourceURL comment (the parser would load the file it names)")
 		return nil
 	}
-	n, arrows := jsScan(c.src, c.pol.MaxDepth)
-	if !c.checkDepth(&n) {
-		return nil
-	}
-	if limit := 4 * c.pol.MaxDepth; arrows > limit {
-		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", arrows, limit))
+	if !c.jsPrescan() {
 		return nil
 	}
 	prg, err := parser.ParseFile(nil, c.pos.name, string(c.src), 0, parser.WithDisableSourceMaps)
@@ -56,6 +51,25 @@ func (c *checker) jsSource() *JSUnit {
 	j := &jsChecker{c: c, u: u}
 	j.program(prg)
 	return u
+}
+
+// jsPrescan bounds what parsing the source will cost (jsread.go), and reports a source that
+// passes a bound.
+func (c *checker) jsPrescan() bool {
+	workLimit := 2 * c.pol.MaxSourceBytes
+	s := jsScan(c.src, c.pol.MaxDepth, workLimit)
+	switch {
+	case !s.ok:
+		c.report(0, Depth, "the pre-scan cannot bound this source's nesting: too many '/' and '`' that could start a regex or template or not")
+	case !c.checkDepth(&s.nest):
+	case s.arrows > maxArrows(c.pol.MaxDepth):
+		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", s.arrows, maxArrows(c.pol.MaxDepth)))
+	case s.work > workLimit:
+		c.report(0, Depth, fmt.Sprintf("arrow functions nest in one another's parameter lists so deeply that parsing takes %s steps (the parser reads each level twice), over the limit of %d; declare the inner functions first", formatSize(float64(s.work)), workLimit))
+	default:
+		return true
+	}
+	return false
 }
 
 // importForm matches import( and import. where import is a whole word, not a property name.

@@ -2,37 +2,85 @@ package validator
 
 import (
 	"bytes"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// jsScan estimates the nesting of a JS source without parsing it, and counts its arrows.
-//
-// It is a lexer, not a parser: it skips strings, template text, comments and regex literals, and
-// decides between a regex and a division from the previous token, as parsers do for most inputs.
-// Where that guess differs from goja's grammar, the estimate can be off within one line; the size
-// cap bounds the worst case (SECURITY.md, "What the validator cannot see").
-func jsScan(src []byte, limit int) (n nest, arrows int) {
-	n.limit = limit
-	l := jsLexer{src: src, regexOK: true}
-	for l.i < len(l.src) && !n.over() {
-		l.step(&n, &arrows)
-	}
-	return n, arrows
-}
-
+// jsLexer is one reading of a JS source: it estimates nesting (nest) and counts arrows without
+// parsing. It lexes exactly as goja's lexer does (strings, templates, comments, regex bodies,
+// line terminators, Unicode white space, a leading #!), and decides between a regex and a
+// division from the previous token, as goja's parser does for valid code. With fork set, every
+// regex and template it reads, and every '/' the previous token does not decide (after }, yield,
+// await or of, or after readings merged), splits off the other reading (jsread.go).
 type jsLexer struct {
 	src     []byte
 	i       int
-	regexOK bool   // a '/' here starts a regex literal
-	exprEnd bool   // the previous token can end an expression
-	newline bool   // a line break since the previous token
-	parens  []bool // for each open '(': whether it is the head of if/while/for/with
-	braces  []bool // for each open '{': whether it is a template substitution ${
-	head    bool   // the previous token is if, while, for or with
-	open    bool   // the source ends inside a template literal or a block comment
+	slash   slashMode // what a '/' here starts
+	exprEnd bool      // the previous token can end an expression
+	newline bool      // a line break since the previous token
+	head    bool      // the previous token is if, while, for or with (or for await)
+	dot     bool      // the previous token is . or ?.: a word here is a property name
+	parens  []uint8   // per open '(': flagNo, flagYes (the head of if/while/for/with) or flagEither
+	braces  []uint8   // per open '{': flagNo, flagYes (a template substitution ${) or flagEither
+	open    bool      // the source ends inside a template literal or a block comment
+	n       nest
+	arrows  int
+	forks   []*jsLexer // readings this step split off; nil: take the likelier reading only
+	fork    bool       // collect forks
+
+	kinds    []byte // the open brackets, innermost last: ( [ { and o for an object literal's
+	atKey    bool   // an object literal's property key comes next
+	afterKey bool   // an object literal's property key came last
+	prev     string // the previous token if it is a punctuator or keyword (jsrecover.go)
+	skipping bool   // after a syntax error, skipping to a statement keyword as goja does
+
+	work       []workFrame // the parser's work inside each open bracket (jsreparse.go)
+	workBase   int         // the work outside every bracket
+	maxWork    int         // the most work any group took
+	pending    int         // the work of the group that closed last, until the next token
+	closed     bool        // pending is set
+	afterAsync bool        // the previous token is the word async
+
+	lastResync int // where the last statement keyword starts: no reading skips to one after it
 }
 
-func (l *jsLexer) step(n *nest, arrows *int) {
+// slashMode is what a '/' starts after the previous token.
+type slashMode uint8
+
+const (
+	slashDiv   slashMode = iota // a division
+	slashRegex                  // a regex literal
+	slashEither
+)
+
+// Flags of the paren and brace stacks. flagEither comes from merged readings.
+const (
+	flagNo uint8 = iota
+	flagYes
+	flagEither
+)
+
+func newJSLexer(src []byte, limit int) *jsLexer {
+	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src),
+		parens: make([]uint8, 0, 16), braces: make([]uint8, 0, 16), kinds: make([]byte, 0, 32),
+		work: make([]workFrame, 0, 32)}
+	l.n.stack = make([]int, 0, 32)
+	l.n.limit = limit
+	if bytes.HasPrefix(src, []byte("#!")) { // goja skips a leading #! line
+		l.skipLine()
+	}
+	return l
+}
+
+// step reads one token, or one stretch of white space, comment, string, template text or regex.
+func (l *jsLexer) step() { l.read() }
+
+func (l *jsLexer) read() {
+	if l.skipping {
+		l.skipRead()
+		return
+	}
 	c := l.src[l.i]
 	switch {
 	case c == '\n' || c == '\r':
@@ -40,31 +88,117 @@ func (l *jsLexer) step(n *nest, arrows *int) {
 		l.i++
 	case c == ' ' || c == '\t' || c == '\f' || c == '\v':
 		l.i++
+	case c >= utf8.RuneSelf && l.unicodeSpace():
 	case c == '/' && l.at(1) == '/':
 		l.skipLine()
 	case c == '/' && l.at(1) == '*':
 		l.skipBlockComment()
+	case (c == '"' || c == '\'' || c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9') && l.fork && l.objectKey(false, true):
+		l.skipping = true
 	case c == '"' || c == '\'':
-		l.token(n, false)
+		l.token(false)
 		l.skipString(c)
-		l.after(false)
+		l.after(slashDiv)
 	case c == '`':
-		l.token(n, false)
+		l.splitSkip()
+		l.token(false)
 		l.i++
-		l.skipTemplate(n)
-	case c == '/' && l.regexOK:
-		l.token(n, false)
+		l.skipTemplate()
+	case c == '/' && l.slash != slashDiv:
+		l.splitSkip()
+		if l.slash == slashEither {
+			l.split(func(d *jsLexer) { d.slash = slashDiv })
+		}
+		l.token(false)
 		l.skipRegex()
-		l.after(false)
+		l.after(slashDiv)
 	case isJSIdentStart(c):
-		l.word(n)
+		l.word()
 	case c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9':
-		l.token(n, false)
+		l.token(false)
 		l.skipNumber()
-		l.after(false)
+		l.after(slashDiv)
 	default:
-		l.punct(n, arrows)
+		l.punct()
 	}
+}
+
+// split records a fork: a copy of this reading, changed by f, that goes on from here.
+func (l *jsLexer) split(f func(*jsLexer)) {
+	if !l.fork {
+		return
+	}
+	d := l.clone()
+	f(d)
+	l.forks = append(l.forks, d)
+}
+
+// skipsFromHere makes d the reading of goja skipping tokens after a syntax error just before the
+// regex or template that starts here: to goja, '/' is then a division and '`' a plain token,
+// so their text is code up to the next statement keyword (jsrecover.go).
+func skipsFromHere(d *jsLexer) { d.skipping = true }
+
+// splitSkip splits off the reading of goja skipping tokens from here, unless no statement
+// keyword follows, where such a reading would only skip to the end.
+func (l *jsLexer) splitSkip() {
+	if l.i < l.lastResync {
+		l.split(skipsFromHere)
+	}
+}
+
+// lastResync returns where the last word spelled as a statement keyword starts, or -1.
+func lastResync(src []byte) int {
+	for end := len(src); end > 0; end-- {
+		start := end
+		for start > 0 && src[start-1] >= 'a' && src[start-1] <= 'z' {
+			start--
+		}
+		if start < end && jsResync[string(src[start:end])] {
+			return start
+		}
+		end = start
+	}
+	return -1
+}
+
+// jsResync are the keywords at which goja's parser starts again after a syntax error
+// (nextStatement): it skips every token before them, closing brackets included.
+var jsResync = map[string]bool{
+	"break": true, "continue": true, "for": true, "if": true, "return": true, "switch": true,
+	"var": true, "do": true, "try": true, "with": true, "while": true, "throw": true,
+	"catch": true, "finally": true,
+}
+
+// resyncAt makes l a reading that starts parsing a statement at src[k].
+func (l *jsLexer) resyncAt(k int) {
+	l.i = k
+	l.slash, l.exprEnd, l.newline, l.head, l.dot = slashRegex, false, false, false, false
+	l.prev, l.atKey, l.afterKey = "", false, false
+}
+
+func (l *jsLexer) clone() *jsLexer {
+	d := *l
+	d.parens = append([]uint8(nil), l.parens...)
+	d.braces = append([]uint8(nil), l.braces...)
+	d.n.stack = append([]int(nil), l.n.stack...)
+	d.kinds = append([]byte(nil), l.kinds...)
+	d.work = append([]workFrame(nil), l.work...)
+	d.forks = nil
+	return &d
+}
+
+// unicodeSpace consumes a non-ASCII white space or line terminator, as goja reads them.
+func (l *jsLexer) unicodeSpace() bool {
+	r, size := utf8.DecodeRune(l.src[l.i:])
+	switch {
+	case r == '\u2028' || r == '\u2029':
+		l.newline = true
+	case r == '\u00a0' || r == '\ufeff' || r != '\u0085' && unicode.IsSpace(r):
+	default:
+		return false
+	}
+	l.i += size
+	return true
 }
 
 func (l *jsLexer) at(k int) byte {
@@ -76,127 +210,240 @@ func (l *jsLexer) at(k int) byte {
 
 // token is called at the start of every token: a line break between an expression's end and a
 // token that starts a new expression is where automatic semicolon insertion ends a statement.
-func (l *jsLexer) token(n *nest, continues bool) {
+func (l *jsLexer) token(continues bool) { l.tokenP(continues, "") }
+
+// tokenP is token for a punctuator p.
+func (l *jsLexer) tokenP(continues bool, p string) {
 	if l.newline && l.exprEnd && !continues {
-		n.reset()
+		l.n.reset()
 	}
 	l.newline = false
+	l.charge(p)
 }
 
 // after records what the finished token allows next.
-func (l *jsLexer) after(regexOK bool) {
-	l.regexOK, l.exprEnd, l.head = regexOK, !regexOK, false
+func (l *jsLexer) after(s slashMode) {
+	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.afterAsync = s, s == slashDiv, false, false, "", false
 }
 
-var jsRegexAfterWord = map[string]bool{
-	"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true,
-	"delete": true, "void": true, "throw": true, "case": true, "do": true, "else": true,
-	"yield": true, "await": true, "extends": true,
-}
-
-var jsChainWord = map[string]bool{
-	"typeof": true, "void": true, "delete": true, "await": true, "new": true, "yield": true,
-	"if": true, "for": true, "while": true, "with": true, "do": true,
-}
-
-func (l *jsLexer) word(n *nest) {
+func (l *jsLexer) word() {
 	start := l.i
-	l.i++ // the first byte may be '#', which only starts a name
-	for l.i < len(l.src) && isJSIdentPart(l.src[l.i]) {
-		l.i++
+	l.i++ // the first byte may be '#' or '\', which only start a name
+	for l.i < len(l.src) && l.identPart() {
 	}
-	w := l.src[start:l.i]
-	l.token(n, string(w) == "in" || string(w) == "instanceof" || string(w) == "of")
-	chain := jsChainWord[string(w)]
-	if chain {
-		n.bump(start)
+	info := jsWords[string(l.src[start:l.i])] // the zero info for any other name
+	if l.fork && !l.dot && l.objectKey(info.async || info.getSet, true) {
+		l.i, l.skipping = start, true
+		return
 	}
-	l.after(jsRegexAfterWord[string(w)] || chain)
-	l.head = isJSHeadWord(string(w))
+	l.token(info.continues)
+	if l.dot { // a property name: .in, ?.return
+		if info.resync { // after a syntax error, goja starts parsing again at it
+			l.split(func(d *jsLexer) { d.resyncAt(start) })
+		}
+		l.after(slashDiv)
+		return
+	}
+	if info.chain {
+		l.n.bump(start)
+	}
+	head := info.head || info.await && l.head // for await (
+	switch {
+	case info.slash != slashDiv:
+		l.after(info.slash)
+	case info.chain: // if, for, while, with: a statement follows their head
+		l.after(slashRegex)
+	default:
+		l.after(slashDiv)
+	}
+	l.head, l.afterAsync = head, info.async
 }
 
-func (l *jsLexer) punct(n *nest, arrows *int) {
+// wordInfo is what a word means to the lexer.
+type wordInfo struct {
+	slash     slashMode // what a '/' after it starts (slashDiv: a division, as after any name)
+	chain     bool      // the parser recurses on it: typeof, new, if, ...
+	head      bool      // if, while, for, with: a '(' after it holds a statement's head
+	resync    bool      // goja's parser starts again here after a syntax error (jsResync)
+	continues bool      // in, instanceof, of: a line break before it ends no statement
+	await     bool
+	async     bool
+	getSet    bool // get, set: an object literal key may follow
+}
+
+// jsWords describes the words that mean more than a name.
+var jsWords = func() map[string]wordInfo {
+	m := map[string]wordInfo{}
+	set := func(words string, f func(*wordInfo)) {
+		for _, w := range strings.Fields(words) {
+			i := m[w]
+			f(&i)
+			m[w] = i
+		}
+	}
+	set("return typeof instanceof in new delete void throw case do else extends", func(i *wordInfo) { i.slash = slashRegex })
+	set("yield await of", func(i *wordInfo) { i.slash = slashEither })
+	set("typeof void delete await new yield if for while with do", func(i *wordInfo) { i.chain = true })
+	set("if while for with", func(i *wordInfo) { i.head = true })
+	set("in instanceof of", func(i *wordInfo) { i.continues = true })
+	for w := range jsResync {
+		set(w, func(i *wordInfo) { i.resync = true })
+	}
+	set("await", func(i *wordInfo) { i.await = true })
+	set("async", func(i *wordInfo) { i.async = true })
+	set("get set", func(i *wordInfo) { i.getSet = true })
+	return m
+}()
+
+// identPart consumes one identifier character, or reports that there is none.
+func (l *jsLexer) identPart() bool {
+	c := l.src[l.i]
+	if c < utf8.RuneSelf {
+		if isJSIdentPart(c) {
+			l.i++
+			return true
+		}
+		return false
+	}
+	r, size := utf8.DecodeRune(l.src[l.i:])
+	if r == '\u2028' || r == '\u2029' || r == '\u00a0' || r == '\ufeff' || unicode.IsSpace(r) {
+		return false
+	}
+	l.i += size
+	return true
+}
+
+func (l *jsLexer) punct() {
 	start := l.i
 	p := jsPunct(l.src[l.i:])
-	l.i += len(p)
-	l.token(n, true)
-	switch p {
-	case "(":
-		l.parens = append(l.parens, l.head)
-		l.chainStep(n, start)
-		n.open(start)
-		l.after(true)
-	case "[":
-		l.chainStep(n, start)
-		n.open(start)
-		l.after(true)
-	case "{", "${":
-		l.braces = append(l.braces, p == "${")
-		n.open(start)
-		l.after(true)
-	case ")":
-		head := pop(&l.parens)
-		n.close()
-		l.after(head)
-	case "]":
-		n.close()
-		l.after(false)
-	case "}":
-		l.closeBrace(n)
-	case ";", ",":
-		n.reset()
-		l.after(true)
-	case "++", "--":
-		if l.regexOK { // prefix
-			n.bump(start)
-		}
-		l.after(!l.exprEnd)
-	case "=>":
-		*arrows++
-		n.bump(start)
-		l.after(true)
-	default:
-		l.operator(n, p, start)
+	if l.fork && l.syntaxError(p) {
+		l.skipping = true
+		return
 	}
+	l.objectPunct(p)
+	l.i += len(p)
+	l.tokenP(true, p)
+	prefix := (p == "++" || p == "--") && (!l.exprEnd || l.newline)
+	l.punctRead(p, start)
+	if operandNext[p] && (p != "++" && p != "--" || prefix) || p == ":" {
+		l.prev = p
+	}
+}
+
+// punctRead applies a punctuator to the estimate and the lexer's state.
+func (l *jsLexer) punctRead(p string, start int) {
+	switch p {
+	case "(", "[", "{":
+		l.openBracket(p, start)
+	case ")":
+		f := pop(&l.parens)
+		l.popKind()
+		l.closeWork()
+		l.n.close()
+		l.after([...]slashMode{slashDiv, slashRegex, slashEither}[f])
+	case "]":
+		l.popKind()
+		l.closeWork()
+		l.n.close()
+		l.after(slashDiv)
+	case "}":
+		l.closeBrace()
+	case ";", ",":
+		l.n.reset()
+		l.after(slashRegex)
+	case "++", "--":
+		if !l.exprEnd || l.newline { // prefix (after a line break too: no ASI exception for postfix)
+			l.n.bump(start)
+			l.after(slashRegex)
+		} else {
+			l.after(slashDiv)
+		}
+	case "=>":
+		l.arrows++
+		l.n.bump(start)
+		l.after(slashRegex)
+	case ".", "?.":
+		l.n.bump(start)
+		l.after(slashRegex)
+		l.dot = true
+	default:
+		// Prefix and right-associative operators make the parser recurse, and binary operators
+		// make the tree deeper even where the parser loops.
+		l.n.bump(start)
+		l.after(slashRegex)
+	}
+}
+
+// openBracket opens a parenthesis (the head of if, while, for or with, or not), a bracket, or a
+// brace (an object literal where an expression must start, else a block).
+func (l *jsLexer) openBracket(p string, start int) {
+	kind := p[0]
+	switch {
+	case p == "(":
+		f := flagNo
+		if l.head {
+			f = flagYes
+		}
+		l.parens = append(l.parens, f)
+	case p == "{":
+		if operandNext[l.prev] && l.prev != "=>" || l.prev == ":" && len(l.kinds) > 0 && l.kinds[len(l.kinds)-1] == 'o' {
+			kind = 'o'
+		}
+		l.braces = append(l.braces, flagNo)
+	}
+	l.kinds = append(l.kinds, kind)
+	l.openWork(p == "(")
+	if p != "{" {
+		l.chainStep(start)
+	}
+	l.n.open(start)
+	l.after(slashRegex)
+	l.atKey = kind == 'o'
 }
 
 // chainStep counts a call or index that follows an expression, f()()() or a[0][1]: each one
 // nests the tree one level deeper.
-func (l *jsLexer) chainStep(n *nest, at int) {
+func (l *jsLexer) chainStep(at int) {
 	if l.exprEnd {
-		n.bump(at)
+		l.n.bump(at)
 	}
 }
 
-func (l *jsLexer) closeBrace(n *nest) {
-	template := pop(&l.braces)
-	n.close()
-	if template {
-		l.skipTemplate(n)
+// closeBrace ends a block, an object literal or a template substitution. After a block a '/'
+// starts a regex; after an object literal, or a function or class expression, it divides: the
+// lexer cannot tell them apart, so both readings go on.
+func (l *jsLexer) closeBrace() {
+	if len(l.braces) > 0 && l.braces[len(l.braces)-1] != flagNo {
+		l.splitSkip() // the template text that follows is code to goja skipping tokens
+	}
+	f := pop(&l.braces)
+	l.popKind()
+	l.closeWork()
+	l.n.close()
+	if f == flagEither {
+		l.split(func(d *jsLexer) { d.after(slashEither) })
+		f = flagYes
+	}
+	if f == flagYes {
+		l.skipTemplate()
 		return
 	}
-	l.after(true)
+	l.after(slashEither)
 }
 
-// operator counts every other punctuator: prefix and right-associative operators make the
-// parser recurse, and binary operators and member dots make the tree deeper even where the
-// parser loops.
-func (l *jsLexer) operator(n *nest, p string, start int) {
-	n.bump(start)
-	l.after(true)
+func (l *jsLexer) popKind() {
+	if len(l.kinds) > 0 {
+		l.kinds = l.kinds[:len(l.kinds)-1]
+	}
 }
 
-func pop(s *[]bool) bool {
+func pop(s *[]uint8) uint8 {
 	if len(*s) == 0 {
-		return false
+		return flagNo
 	}
 	v := (*s)[len(*s)-1]
 	*s = (*s)[:len(*s)-1]
 	return v
-}
-
-func isJSHeadWord(w string) bool {
-	return w == "if" || w == "while" || w == "for" || w == "with"
 }
 
 // jsPuncts is ordered longest first.
@@ -220,7 +467,7 @@ var punctsByFirst, oneByte = func() (by [128][]string, one [128]string) {
 
 func jsPunct(b []byte) string {
 	c := b[0]
-	if c >= 0x80 {
+	if c >= utf8.RuneSelf {
 		_, size := utf8.DecodeRune(b)
 		return string(b[:size])
 	}
@@ -235,33 +482,49 @@ func jsPunct(b []byte) string {
 	return oneByte[c]
 }
 
+// isLineEnd reports a line terminator at src[i:], as goja reads them: \n, \r, U+2028, U+2029.
+func isLineEnd(src []byte, i int) bool {
+	switch src[i] {
+	case '\n', '\r':
+		return true
+	case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+		return i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9)
+	}
+	return false
+}
+
 func (l *jsLexer) skipLine() {
-	for l.i < len(l.src) && l.src[l.i] != '\n' && l.src[l.i] != '\r' {
+	for l.i < len(l.src) && !isLineEnd(l.src, l.i) {
 		l.i++
 	}
 }
 
 func (l *jsLexer) skipBlockComment() {
 	end := bytes.Index(l.src[l.i+2:], []byte("*/"))
+	stop := l.i + 2 + end + 2
 	if end < 0 {
-		l.i = len(l.src)
+		stop = len(l.src)
 		l.open = true
-		return
 	}
-	if bytes.ContainsAny(l.src[l.i:l.i+2+end], "\n\r") {
-		l.newline = true
+	for k := l.i; k < stop; k++ {
+		if isLineEnd(l.src, k) {
+			l.newline = true
+			break
+		}
 	}
-	l.i += end + 4
+	l.i = stop
 }
 
 // skipString skips a quoted string. A line break ends it (an unterminated string is a syntax error
-// the parser will report), so a mistaken guess cannot hide more than one line.
+// the parser will report), unless a backslash continues it onto the next line; U+2028 and U+2029
+// do not end a string.
 func (l *jsLexer) skipString(q byte) {
 	l.i++
 	for l.i < len(l.src) {
 		switch c := l.src[l.i]; {
 		case c == '\\':
-			l.i += 2
+			l.i++
+			l.skipEscaped()
 		case c == q:
 			l.i++
 			return
@@ -273,21 +536,38 @@ func (l *jsLexer) skipString(q byte) {
 	}
 }
 
+// skipEscaped skips the character after a backslash: a whole line break (\r\n too) or one byte
+// (the rest of a multi-byte character is never a quote or a line break).
+func (l *jsLexer) skipEscaped() {
+	switch {
+	case l.i >= len(l.src):
+	case l.src[l.i] == '\r' && l.at(1) == '\n':
+		l.i += 2
+	case isLineEnd(l.src, l.i) && l.src[l.i] == 0xE2:
+		l.i += 3
+	default:
+		l.i++
+	}
+}
+
 // skipTemplate skips template text up to the closing backquote or a ${ substitution.
-func (l *jsLexer) skipTemplate(n *nest) {
+func (l *jsLexer) skipTemplate() {
 	for l.i < len(l.src) {
 		switch c := l.src[l.i]; {
 		case c == '\\':
-			l.i += 2
+			l.i++
+			l.skipEscaped()
 		case c == '`':
 			l.i++
-			l.after(false)
+			l.after(slashDiv)
 			return
 		case c == '$' && l.at(1) == '{':
-			l.braces = append(l.braces, true)
-			n.open(l.i)
+			l.braces = append(l.braces, flagYes)
+			l.kinds = append(l.kinds, '{')
+			l.openWork(false)
+			l.n.open(l.i)
 			l.i += 2
-			l.after(true)
+			l.after(slashRegex)
 			return
 		default:
 			l.i++
@@ -296,6 +576,8 @@ func (l *jsLexer) skipTemplate(n *nest) {
 	l.open = true
 }
 
+// skipRegex skips a regex literal as goja does: up to the first '/' outside a character class,
+// and its flags; a line terminator ends it (a syntax error).
 func (l *jsLexer) skipRegex() {
 	l.i++
 	class := false
@@ -303,9 +585,12 @@ func (l *jsLexer) skipRegex() {
 		c := l.src[l.i]
 		switch {
 		case c == '\\':
-			l.i += 2
+			l.i++
+			if l.i < len(l.src) && !isLineEnd(l.src, l.i) {
+				l.i++
+			}
 			continue
-		case c == '\n' || c == '\r':
+		case isLineEnd(l.src, l.i):
 			return
 		case c == '[':
 			class = true
@@ -313,35 +598,71 @@ func (l *jsLexer) skipRegex() {
 			class = false
 		case c == '/' && !class:
 			l.i++
-			for l.i < len(l.src) && isJSIdentPart(l.src[l.i]) {
-				l.i++
-			}
+			l.skipFlags()
 			return
 		}
 		l.i++
 	}
 }
 
+// skipFlags skips a regex's flags: the identifier right after it, if goja reads it as an
+// identifier (a keyword there, /x/in y, is the next token).
+func (l *jsLexer) skipFlags() {
+	start := l.i
+	for l.i < len(l.src) && l.identPart() {
+	}
+	if jsNotIdentifier[string(l.src[start:l.i])] {
+		l.i = start
+	}
+}
+
+// jsNotIdentifier are the words goja's lexer never reads as an identifier.
+var jsNotIdentifier = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`if in do var for new try this else case void with async while
+		break catch throw return typeof delete switch default finally function continue debugger
+		instanceof const class enum export extends import super let static await yield false true null`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// skipNumber skips a numeric literal as goja reads it; what follows (1if is 1 and if) is a token
+// of its own.
 func (l *jsLexer) skipNumber() {
-	for l.i < len(l.src) {
-		c := l.src[l.i]
-		if isJSIdentPart(c) || c == '.' {
+	digits := "0123456789_"
+	if l.src[l.i] == '0' && bytes.IndexByte([]byte("xXoObB"), l.at(1)) >= 0 {
+		digits = "0123456789abcdefABCDEF_"
+		l.i += 2
+	}
+	l.skipAny(digits)
+	if l.at(0) == '.' && len(digits) == 11 {
+		l.i++
+		l.skipAny(digits)
+	}
+	if (l.at(0) == 'e' || l.at(0) == 'E') && len(digits) == 11 {
+		l.i++
+		if l.at(0) == '+' || l.at(0) == '-' {
 			l.i++
-			continue
 		}
-		if (c == '+' || c == '-') && (l.src[l.i-1] == 'e' || l.src[l.i-1] == 'E') {
-			l.i++
-			continue
-		}
-		return
+		l.skipAny(digits)
+	}
+	if l.at(0) == 'n' {
+		l.i++
+	}
+}
+
+func (l *jsLexer) skipAny(set string) {
+	for l.i < len(l.src) && strings.IndexByte(set, l.src[l.i]) >= 0 {
+		l.i++
 	}
 }
 
 func isJSIdentStart(c byte) bool {
-	return c == '_' || c == '$' || c == '\\' || c == '#' || c >= 0x80 ||
+	return c == '_' || c == '$' || c == '\\' || c == '#' || c >= utf8.RuneSelf ||
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func isJSIdentPart(c byte) bool {
-	return isJSIdentStart(c) && c != '#' || c >= '0' && c <= '9'
+	return isJSIdentStart(c) && c != '#' && c < utf8.RuneSelf || c >= '0' && c <= '9'
 }

@@ -109,3 +109,58 @@ func TestDepthLimitBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestJSPrescanReadings: whatever goja makes of a '/' or a '`' (a regex or a division, a template
+// or, after a syntax error, a plain token), nesting inside cannot hide from the pre-scan (issue
+// 17, finding 3: after x.in the lexer read a regex and missed 130,000 parentheses), and code
+// that nests normally is not rejected for how it spells its regexes, templates and names.
+func TestJSPrescanReadings(t *testing.T) {
+	deep := strings.Repeat("(", 1000)
+	arrows := strings.Repeat("a=>", 1100)
+	for _, tc := range []struct {
+		src    string
+		reject bool
+	}{
+		{"x.in / " + deep + "1 / g", true},
+		{"x?.typeof / " + deep + "1 / g", true},
+		{"x.in / " + arrows + "1 / g", true},
+		{"x.yield / " + deep + "1 / g", true},
+		{"x = {} / " + deep + " / 2", true},
+		{"x = ) `if" + deep + "`", true},
+		{"x = ) ( / if" + deep + " /", true},
+		{"`${`${`${" + deep + "}`}`}`", true},
+		{"// \u2028" + deep, true},
+		{"/* \u2029 */" + deep, true},
+		{"\"\\\r\n\"" + deep, true},
+		{"#!`\n" + deep + "\n`", true},
+		{"/x/in /\"/ ; " + deep + "\"", true},
+		{"return\u00a0/\"/; " + deep + "\"", true},
+		{"1if" + deep, true},
+		{strings.Repeat("do x=[[[[;]]]];", 100), true},
+		{strings.Repeat("(a=", 24) + "0" + strings.Repeat(")=>0", 24), true},
+		{strings.Repeat("async(a=", 24) + "0" + strings.Repeat(")=>0", 24), true},
+		{strings.Repeat("do x={a:{a:{a:;}}};", 100), true},
+		{strings.Repeat("do x=[[[[{a b}]]]];", 100), true},
+		// Near misses: ordinary code passes.
+		{"x.in / 2; y?.return / 3; z.if(a) / 4", false},
+		{"if (/[(]/.test(s)) { x = s.split(/[\"'`]/) }", false},
+		{"const o = {in: 1, typeof: 2, delete: 3, get x() { return 1 }, set x(v) {}, *g() {}, async h() {}, [k]: 4, ...p,}", false},
+		{"class A { static in() {} delete() {} get of() { return 1 } }", false},
+		{"const b64 = 'aGVsbG8gd29ybGQ+/if+/for/(((((/' + \"return ((((\"", false},
+		{"// if (((((( return [[[[[\n/* for {{{{{ while */ x = 1", false},
+		{"p.catch(e => e).finally(() => 0); q.for; r.do", false},
+		{"const t = `a ${b} c ${`d ${e}`} ` / 2; const u = `if ((((( ${1} )))))`", false},
+		{"for (let i = 0; i < 3; i++) {} [1, , 2,]; f(a, b,); ({a, b} = c); x = a ? b : c", false},
+		{"function* g() { yield /re/g; } async function h() { await /x/.test(s) }", false},
+		{"const f = (a = (b = (c) => c) => b) => a; const g = async (x, y = () => 0) => x", false},
+	} {
+		res, err := validator.Validate(validator.JS, "t.js", []byte(tc.src), validator.Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(res.Findings) > 0 && res.Findings[0].Rule == validator.Depth
+		if got != tc.reject || !tc.reject && len(res.Findings) > 0 {
+			t.Errorf("%.60q: depth rejection = %v, want %v (%v)", tc.src, got, tc.reject, res.Findings)
+		}
+	}
+}

@@ -29,7 +29,10 @@
 // Only an allow-list, function by function: the packages of the validator's policy, generated
 // into symbols_gen.go from the toolchain's sources minus the policy's denied symbols (fmt.Scan*,
 // time.Sleep, ...), never yaegi's stdlib.Symbols. Package variables are deep copies made per
-// engine, so model code cannot change host state through them. The generic packages cmp, maps
+// engine, so model code cannot change host state through them; nor through what compiled code
+// hands out as its own (hostmem.go): crc32.MakeTable returns a copy, and a time.Location, which
+// time.Time's Location returns as the host's UTC or Local, is never written in place (the type
+// checker's types tell). The generic packages cmp, maps
 // and slices are interpreted sources (packages.go). Packages are registered on first import.
 //
 // The model API (length, peek, search, count, chunk, llm_query, ..., FINAL, FINAL_VAR, print) is

@@ -212,6 +212,9 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) er
 		if tc, err = e.types.Check(u); err != nil {
 			return typeError(u, err)
 		}
+		if err := hostStores(tc, u); err != nil {
+			return err
+		}
 		e.noteImports(tc.Added)
 	} else {
 		typecheck.HoistVars(u)

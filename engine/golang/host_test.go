@@ -118,8 +118,11 @@ type testSession struct {
 	t         testing.TB
 	e         *Engine
 	host      *fakeHost
-	parseOnly bool
-	n         int
+	parseOnly bool // validate nothing and skip the type checker: the interpreter alone
+	// noValidate validates nothing but type-checks, as rlm run --no-validate does: the whole
+	// runtime layer (type checker, interpreter, symbol table) alone.
+	noValidate bool
+	n          int
 }
 
 func newTestSession(t testing.TB, cfg Config, ctxName string) *testSession {
@@ -143,7 +146,7 @@ func (s *testSession) runCtx(ctx context.Context, d time.Duration, src string) e
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	opts := []validator.Option{validator.GoFileSet(s.e.FileSet())}
-	if s.parseOnly {
+	if s.parseOnly || s.noValidate {
 		opts = append(opts, validator.ParseOnly())
 	}
 	res, err := validator.Validate(validator.Go, "cell.go", []byte(src), validator.Policy{}, opts...)

@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -189,9 +191,10 @@ func TestBridgeIsHarmless(t *testing.T) {
 }
 
 // TestEscapeCorpusContained runs every Go escape case that is safe to run in this process (not
-// effect: crash or hang) with the validator off, and checks that none reaches anything: the
-// canary stays unread, nothing is written outside, no connection is made, no secret from the
-// environment is printed, and the host's package variables are intact.
+// effect: crash or hang) with the validator off, as rlm run --no-validate does (the type checker
+// runs, as it always does), and checks that none reaches anything: the canary stays unread,
+// nothing is written outside, no connection is made, no secret from the environment is printed,
+// and the host's package variables, and the memory compiled code hands out, are intact.
 func TestEscapeCorpusContained(t *testing.T) {
 	cases, err := corpus.Load()
 	if err != nil {
@@ -205,7 +208,7 @@ func TestEscapeCorpusContained(t *testing.T) {
 			continue
 		}
 		s := newTestSession(t, Config{}, "")
-		s.parseOnly = true
+		s.noValidate = true
 		r := s.runCtx(t.Context(), 2*time.Second, string(c.Render(values)))
 		outcome := "ran"
 		if e := asCellError(r.Err); e != nil && e.compile {
@@ -269,9 +272,63 @@ func escapeTargets(t *testing.T) (values map[string]string, secret, outside stri
 	return values, secret, outside, conns
 }
 
-// hostSnapshot describes the package variables escape cases try to tamper with.
+// hostSnapshot describes every variable of every allowed package, and the memory the packages'
+// functions hand out as their own (crc32.MakeTable's tables, the UTC and Local locations that
+// time.Time's Location returns), contents included.
 func hostSnapshot() string {
-	return fmt.Sprintf("%p %v %p %p %v %p %v %s %d %v %d %p %v", io.EOF, io.EOF, io.ErrUnexpectedEOF, strconv.ErrRange,
-		strconv.ErrRange, time.UTC, time.UTC, base64.StdEncoding.EncodeToString([]byte("x?>")), crc32.IEEETable[1],
-		unicode.Upper.R16[:2], len(unicode.Categories), base64.StdEncoding, io.Discard)
+	_ = time.Local.String() // the local zone loads on first use: load it before the first snapshot
+	var b strings.Builder
+	keys := make([]string, 0, len(symbolVars))
+	for k := range symbolVars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		vars := symbolVars[k]()
+		names := make([]string, 0, len(vars))
+		for n := range vars {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s.%s=%+v\n", k, n, reflect.ValueOf(vars[n]).Elem().Interface())
+		}
+	}
+	fmt.Fprintf(&b, "%v %v %+v %+v", *crc32.MakeTable(crc32.IEEE), *crc32.MakeTable(crc32.Castagnoli),
+		*time.Time{}.Location(), *time.Now().Location())
+	return b.String()
+}
+
+// TestSharedHostMemory: what compiled code hands out as the host's own memory never reaches a
+// cell writable, with the validator off: crc32.MakeTable returns copies, and a time.Location,
+// which time.Time's Location returns as the host's own, is never written in place.
+func TestSharedHostMemory(t *testing.T) {
+	before := hostSnapshot()
+	for _, tc := range []struct{ src, want string }{
+		{"import \"hash/crc32\"\ntab := crc32.MakeTable(crc32.IEEE)\n(*tab)[1] = 7\nprint((*tab)[1], crc32.Checksum([]byte(\"x\"), crc32.MakeTable(crc32.IEEE)) == crc32.ChecksumIEEE([]byte(\"x\")))", "7 true\n"},
+		{"import \"time\"\nloc := time.Time{}.Location()\n*loc = *time.FixedZone(\"X\", 3600)", "cell.go:3:1: this writes a time.Location in place"},
+		{"import \"time\"\n(*time.Now().Location()) = time.Location{}", "cell.go:2:1: this writes a time.Location in place"},
+		{"import \"time\"\ntype zone time.Location\nfunc (z *zone) set() { *z = zone{} }\n(*zone)(time.UTC).set()", "cell.go:3:24: this writes a time.Location in place"},
+		{"import \"time\"\nfunc set[T any](p *T, v T) { *p = v }\nset(time.Now().Location(), time.Location{})", "cell.go:3:1: this writes a time.Location in place"},
+		{"import \"time\"\ntype box struct{ l time.Location }\nb := &box{}\nb.l = *time.UTC", "cell.go:4:1: this writes a time.Location in place"},
+		// Reading, and values of the cell's own, pass.
+		{"import \"time\"\nvar l time.Location\nl = *time.FixedZone(\"X\", 3600)\nt := time.Date(2026, 1, 2, 3, 0, 0, 0, &l)\nprint(t.Location().String(), t.In(time.UTC).Hour(), time.Now().UTC().Location())", "X 2 UTC\n"},
+	} {
+		s := newTestSession(t, Config{}, "")
+		s.noValidate = true
+		r := s.run(tc.src)
+		got := r.Stdout
+		if r.Err != nil {
+			got = r.Err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q:\n got  %s\n want %s...", tc.src, describe(r), tc.want)
+		}
+		if r.Err != nil && errKind(r.Err) != fault.Denied {
+			t.Errorf("%q: kind %s, want denied", tc.src, errKind(r.Err))
+		}
+	}
+	if hostSnapshot() != before {
+		t.Fatal("a cell changed the host's memory")
+	}
 }

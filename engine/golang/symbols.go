@@ -112,6 +112,11 @@ func (e *Engine) exportsFor(ip string, pol validator.Policy) interp.Exports {
 			syms[name] = e.copier.copyVar(p)
 		}
 	}
+	for name, f := range hostResults[ip] {
+		if _, ok := syms[name]; ok {
+			syms[name] = f
+		}
+	}
 	if len(syms) == 0 {
 		return nil
 	}
