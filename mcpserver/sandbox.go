@@ -29,7 +29,7 @@ type openInput struct {
 	Lang               string   `json:"lang,omitempty" jsonschema:"the session's language: go (default) or js"`
 	Files              []string `json:"files,omitempty" jsonschema:"context files (text): the first is context, then ctx0, ctx1, ... in the code; absolute, or relative to the server's first root"`
 	Roots              []string `json:"roots,omitempty" jsonschema:"more directories the file tools (read_file, list_dir, file_info, grep) may read"`
-	CellTimeoutSeconds float64  `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each cell in seconds (default and most: the server's, 120 unless configured)"`
+	CellTimeoutSeconds *float64 `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each cell in seconds, 0.001 to the server's cap (default and most: the server's, 120 unless configured)"`
 }
 
 type openOutput struct {

@@ -97,8 +97,12 @@ func New(opts Options) (*Server, error) {
 	if s.given, s.roots, err = realRoots(opts.Roots); err != nil {
 		return nil, err
 	}
-	if len(opts.Model.Models) > 0 {
-		c, err := llm.New(opts.Model)
+	if len(opts.Model.Models) > 0 || opts.Replay != "" {
+		cfg := opts.Model
+		if opts.Replay != "" { // rlm.Ask points the configuration at the scripted model; its budgets stay
+			cfg.Provider, cfg.BaseURL, cfg.Models, cfg.SubModels, cfg.Endpoints, cfg.DefaultEndpoint, cfg.Catalog = "", "http://127.0.0.1/", []string{"replay"}, nil, nil, "", nil
+		}
+		c, err := llm.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: the model configuration: %w", err)
 		}
