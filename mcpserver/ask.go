@@ -76,10 +76,11 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	if err != nil {
 		return nil, out, err
 	}
-	if err := s.reserve(); err != nil {
+	sl, err := s.reserve(req.Session)
+	if err != nil {
 		return nil, out, err
 	}
-	defer s.release()
+	defer sl.release()
 	// A client's cancellation stops the run as SIGINT stops rlm run, with a cause that says who.
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
@@ -88,8 +89,12 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	})
 	defer stop()
 	opts.OnEvent = s.progress(ctx, req)
-	res, err := rlm.Ask(rctx, opts)
-	if res.TaskID == "" { // refused before anything was recorded
+	res, err := await(s, ctx, func() (rlm.Result, error) { return rlm.Ask(rctx, opts) }, func(res rlm.Result, _ error) {
+		if res.TaskID != "" { // a run that ended after its call was abandoned
+			s.addTrace(res.TaskID, res.Trace, in.Question)
+		}
+	})
+	if res.TaskID == "" { // refused before anything was recorded, or abandoned
 		return nil, out, askError(err)
 	}
 	s.addTrace(res.TaskID, res.Trace, in.Question)

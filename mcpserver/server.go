@@ -65,7 +65,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*entry
-	slots    int               // workers held: open sessions and runs in flight
+	slots     int               // workers held: open sessions and runs in flight (slot)
+	abandoned int               // cancelled calls still blocked opening their files (await)
 	runs     map[string]string // task id -> trace path, for the resources
 	order    []string          // the runs' task ids, oldest first
 	watched  map[*mcp.ServerSession]bool

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +21,7 @@ type entry struct {
 	s     *rlm.Session
 	owner *mcp.ServerSession // the client connection that opened it; only it may use it
 	task  string             // its audit task ("" if recording it failed)
+	slot  *slot              // its worker slot, released when it ends
 	timer *time.Timer        // the idle timeout, stopped while a cell runs
 
 	// guarded by Server.mu
@@ -46,40 +45,6 @@ func (s *Server) newID() string {
 			return id
 		}
 	}
-}
-
-// reserve takes a worker slot, or says what is open and what to do.
-func (s *Server) reserve() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fault.New(fault.Limit, "the server is shutting down")
-	}
-	if s.slots >= s.opts.MaxSessions {
-		return fault.New(fault.Limit, "this server already holds %d sandbox sessions and runs, the most it allows (%s); close a session you no longer need with sandbox_close, or reuse one with sandbox_exec",
-			s.slots, s.openList())
-	}
-	s.slots++
-	return nil
-}
-
-func (s *Server) release() {
-	s.mu.Lock()
-	s.slots--
-	s.mu.Unlock()
-}
-
-// openList describes the open sessions for a message; s.mu is held.
-func (s *Server) openList() string {
-	if len(s.sessions) == 0 {
-		return "all of them rlm_ask runs"
-	}
-	ids := make([]string, 0, len(s.sessions))
-	for id, e := range s.sessions {
-		ids = append(ids, fmt.Sprintf("%s (%s, idle %s)", id, e.lang, time.Since(e.lastUsed).Round(time.Second)))
-	}
-	sort.Strings(ids)
-	return "open: " + strings.Join(ids, ", ")
 }
 
 // add registers an opened session and starts its idle timer.
@@ -180,7 +145,7 @@ func (s *Server) endSession(e *entry, why *rlm.Failure) error {
 	final := e.final
 	e.mu.Unlock()
 	s.rec.endSession(e.task, final, why)
-	s.release()
+	e.slot.release()
 	return err
 }
 
