@@ -63,14 +63,14 @@ type Server struct {
 	rec   *records
 	caps  llm.Budget // the model's budgets: a client may lower them only
 
-	mu       sync.Mutex
-	sessions map[string]*entry
+	mu        sync.Mutex
+	sessions  map[string]*entry
 	slots     int               // workers held: open sessions and runs in flight (slot)
 	abandoned int               // cancelled calls still blocked opening their files (await)
-	runs     map[string]string // task id -> trace path, for the resources
-	order    []string          // the runs' task ids, oldest first
-	watched  map[*mcp.ServerSession]bool
-	closed   bool
+	runs      map[string]string // task id -> trace path, for the resources
+	order     []string          // the runs' task ids, oldest first
+	watched   map[*mcp.ServerSession]bool
+	closed    bool
 }
 
 // New checks opts, opens the audit trail and records the server as a task.
