@@ -20,7 +20,10 @@
 //
 // At most Options.MaxSessions sessions and runs hold a worker at once (4); a session idle for
 // Options.IdleTimeout (10 min) is closed, and so is every session of a client connection that
-// ends; a session answers only the connection that opened it. A client names files and
+// ends (over HTTP: one that had an event stream and has had no request open for 5 s, whose calls
+// in flight are stopped too); a session answers only the connection that opened it. A slot is
+// given back on every way out of a call, within 2 s of a cancellation even when the call is
+// blocked opening a file. Every number a client sends is range-checked before it is converted. A client names files and
 // directories only inside Options.Roots (checked by name, then again with symlinks resolved); a
 // run's budgets come from Options.Model, and a client may lower a run's limits but never raise
 // them above the server's.
@@ -36,5 +39,7 @@
 //
 // Run serves one client over a transport (stdio: mcp.StdioTransport). ServeHTTP serves the
 // streamable HTTP transport on loopback only, unless HTTPOptions.AllowRemote is set together
-// with a bearer token, which every request must then carry.
+// with a bearer token, which every request must then carry. Every read from an HTTP client has
+// a deadline and a size cap, the token is checked before the body is read, and the client
+// connections open at once are bounded (HTTPOptions.MaxConns).
 package mcpserver

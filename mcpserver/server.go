@@ -70,6 +70,7 @@ type Server struct {
 	runs      map[string]string // task id -> trace path, for the resources
 	order     []string          // the runs' task ids, oldest first
 	watched   map[*mcp.ServerSession]bool
+	inflight  map[*mcp.ServerSession]map[*call]bool // the tool calls running, by client
 	closed    bool
 }
 
@@ -93,7 +94,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Transport == "" {
 		opts.Transport = "stdio"
 	}
-	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{}, watched: map[*mcp.ServerSession]bool{}}
+	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{},
+		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{}}
 	var err error
 	if s.given, s.roots, err = realRoots(opts.Roots); err != nil {
 		return nil, err

@@ -65,11 +65,19 @@ func (s *Server) add(e *entry) error {
 }
 
 // watch closes the sessions of a client connection once it ends (stdio's end of input, an
-// HTTP session deleted or timed out), so that they free their workers at once.
+// HTTP session deleted, timed out or taken for gone), so that they free their workers at once.
 func (s *Server) watch(owner *mcp.ServerSession) {
 	_ = owner.Wait()
 	s.mu.Lock()
 	delete(s.watched, owner)
+	s.mu.Unlock()
+	s.closeOwned(owner)
+}
+
+// closeOwned closes the sessions owner opened, recorded as closed when their client
+// disconnected.
+func (s *Server) closeOwned(owner *mcp.ServerSession) {
+	s.mu.Lock()
 	var gone []*entry
 	for id, e := range s.sessions {
 		if e.owner == owner {

@@ -31,6 +31,8 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, enums map[string][]any, argsOf
 	t.InputSchema = in
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
 		start := time.Now()
+		ctx, done := s.begin(ctx, req.Session)
+		defer done()
 		res, out, err := h(ctx, req, input)
 		var callErr error
 		summary := ""
