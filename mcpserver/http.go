@@ -42,7 +42,7 @@ const (
 	bodyTimeout     = 30 * time.Second
 	idleTimeout     = time.Minute
 	maxHeaderBytes  = 32 << 10
-	maxBodyBytes    = mcp.DefaultMaxRequestBodyBytes
+	maxBodyBytes    = 1 << 20 // a cell is at most 128 KiB (the validator's cap), 768 KiB JSON-escaped
 	DefaultMaxConns = 256
 )
 

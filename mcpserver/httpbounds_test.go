@@ -265,3 +265,41 @@ func TestHTTPVanishedClient(t *testing.T) {
 		t.Errorf("the idle client's session after %v: %+v; want it alive", time.Since(start).Round(time.Second), r)
 	}
 }
+
+// TestHTTPSizes: a request's headers and body are read up to their caps, no further.
+func TestHTTPSizes(t *testing.T) {
+	srv, err := mcpserver.New(mcpserver.Options{Home: t.TempDir(), Roots: []string{demoDir}, Transport: "http"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	url := serveHTTP(t, srv, mcpserver.HTTPOptions{Token: token})
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	tests := []struct {
+		name   string
+		header string
+		body   string
+		status int
+	}{
+		{"a request", "", init, http.StatusOK},
+		{"a body of 1 MiB and a byte", "", init + strings.Repeat(" ", 1<<20+1-len(init)), http.StatusRequestEntityTooLarge},
+		{"headers of 64 KiB", strings.Repeat("x", 64<<10), init, http.StatusRequestHeaderFieldsTooLarge},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if tt.header != "" {
+			req.Header.Set("X-Padding", tt.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: status %d; want %d", tt.name, resp.StatusCode, tt.status)
+		}
+	}
+}
