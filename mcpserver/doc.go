@@ -10,7 +10,9 @@
 //     for the agent's own Go or JavaScript, with the validator, caps, per-cell timeout and
 //     output cap of `rlm repl`; results carry output, FINAL, error kind and position, and the
 //     session's variables, as the REPL's do.
-//   - validate: the validator alone, on code the agent has not run yet.
+//   - validate: the validator alone, on code the agent has not run yet. The code is parsed in a
+//     confined worker of its own (repl.Validate), as a cell is, never in the server: under the
+//     worker's memory cap and a 10 s deadline, at most two at once.
 //
 // Every tool has a JSON schema for its input and its output. Failures are tool results with
 // isError set and a message that says what to do next, so that the model calling the tool can

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // SetOpenSession makes sandbox_open open its sessions with f, for a test of an open that blocks
@@ -11,4 +13,11 @@ import (
 func SetOpenSession(f func(context.Context, rlm.SessionOptions) (*rlm.Session, error)) (restore func()) {
 	openSession = f
 	return func() { openSession = rlm.OpenSession }
+}
+
+// SetValidate makes the validate tool validate with f, for a test of validations that take
+// long; the returned function puts repl.Validate back.
+func SetValidate(f func(context.Context, repl.Options, string, []byte) (validator.List, error)) (restore func()) {
+	validateCode = f
+	return func() { validateCode = repl.Validate }
 }

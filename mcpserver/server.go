@@ -71,7 +71,9 @@ type Server struct {
 	order     []string          // the runs' task ids, oldest first
 	watched   map[*mcp.ServerSession]bool
 	inflight  map[*mcp.ServerSession]map[*call]bool // the tool calls running, by client
-	closed    bool
+
+	validations chan struct{} // the validate calls running (maxValidations)
+	closed      bool
 }
 
 // New checks opts, opens the audit trail and records the server as a task.
@@ -95,7 +97,8 @@ func New(opts Options) (*Server, error) {
 		opts.Transport = "stdio"
 	}
 	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{},
-		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{}}
+		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{},
+		validations: make(chan struct{}, maxValidations)}
 	var err error
 	if s.given, s.roots, err = realRoots(opts.Roots); err != nil {
 		return nil, err

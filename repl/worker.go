@@ -43,6 +43,9 @@ type WorkerConfig struct {
 	Quota       WorkspaceQuota // zero fields mean the defaults
 	Journal     int64          // Options.JournalBytes, for the message of a full journal
 	Memory      int64          // Options.WorkerMemory; 0: sandbox.DefaultMemoryBytes
+	// ValidateOnly marks a worker started by Validate: Setup builds no engine, and the worker
+	// serves validate requests only.
+	ValidateOnly bool
 }
 
 // Root is an allowed directory as the worker gets it: the parent's real path of it (to map
@@ -91,7 +94,7 @@ func workerConfig(m *initMsg) WorkerConfig {
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
-		Memory: m.MemoryBytes,
+		Memory: m.MemoryBytes, ValidateOnly: m.ValidateOnly,
 	}
 }
 
@@ -125,8 +128,17 @@ func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
 	for {
 		select {
 		case m := <-execs:
-			res, journal, log := wk.runCell(runner, cfg, m)
-			if err := wk.conn.send(message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}); err != nil {
+			var reply message
+			switch {
+			case m.Op == "validate":
+				reply = validateCell(cfg, m)
+			case runner == nil:
+				reply = message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(fault.New(fault.Logic, "this worker only validates"))}}
+			default:
+				res, journal, log := wk.runCell(runner, cfg, m)
+				reply = message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}
+			}
+			if err := wk.conn.send(reply); err != nil {
 				return err
 			}
 		case err := <-errc:
@@ -148,7 +160,7 @@ func (wk *worker) read(execs chan<- message, errc chan<- error) {
 			return
 		}
 		switch m.Op {
-		case "exec":
+		case "exec", "validate":
 			execs <- m
 		case "reply":
 			wk.deliver(m.ID, m.Call)
