@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -21,3 +22,7 @@ func SetValidate(f func(context.Context, repl.Options, string, []byte) (validato
 	validateCode = f
 	return func() { validateCode = repl.Validate }
 }
+
+// Bounded is the bounds ServeHTTP puts around its handler (token checked, body read under its
+// deadline and cap, each write under its deadline), around h.
+func Bounded(token string, h http.Handler) http.Handler { return bounded(token, h) }

@@ -36,10 +36,14 @@ const minToken = 32
 // within headerTimeout and hold at most maxHeaderBytes; its body must arrive whole within
 // bodyTimeout and hold at most maxBodyBytes, and it is read only once the bearer token is
 // checked. Past the body nothing is read from the request, so a long tool call or event stream
-// has no read deadline. A connection idle between requests is closed after idleTimeout.
+// has no read deadline. A connection idle between requests is closed after idleTimeout. Each
+// write to a client must go through within writeTimeout: a client that stops reading its event
+// stream or a response is cut off, instead of holding the session's writes (and the server's
+// notifications to every client) for as long as it likes.
 const (
 	headerTimeout   = 10 * time.Second
 	bodyTimeout     = 30 * time.Second
+	writeTimeout    = 30 * time.Second
 	idleTimeout     = time.Minute
 	maxHeaderBytes  = 32 << 10
 	maxBodyBytes    = 1 << 20 // a cell is at most 128 KiB (the validator's cap), 768 KiB JSON-escaped
@@ -88,8 +92,8 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 
 // bounded checks the bearer token (when there is one), then reads the request's body whole,
 // under bodyTimeout and maxBodyBytes, before next sees the request; then it lifts the read
-// deadline. A request refused before its body is read is answered with its connection closed,
-// and the unread body is not waited for.
+// deadline, and gives each write of the response writeTimeout. A request refused before its
+// body is read is answered with its connection closed, and the unread body is not waited for.
 func bounded(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
@@ -116,9 +120,28 @@ func bounded(token string, next http.Handler) http.Handler {
 		}
 		_ = rc.SetReadDeadline(time.Time{})
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(&timedWriter{ResponseWriter: w, rc: rc}, r)
 	})
 }
+
+// timedWriter gives each write to the client, and each flush, writeTimeout to go through.
+type timedWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w *timedWriter) Write(b []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *timedWriter) FlushError() error {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bearer reports whether r carries the token, compared in constant time.
 func bearer(r *http.Request, token string) bool {

@@ -303,3 +303,48 @@ func TestHTTPSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSlowReader: a client that stops reading what the server sends it (here 64 MiB, more
+// than the kernel's buffers hold) is cut off: the server's write fails within the 30 s write
+// deadline instead of blocking the writer, and with it the session's later writes, for good.
+func TestHTTPSlowReader(t *testing.T) {
+	wrote := make(chan error, 1)
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	h := mcpserver.Bounded("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 1024 {
+			if _, err := w.Write(chunk); err != nil {
+				wrote <- err
+				return
+			}
+			http.NewResponseController(w).Flush()
+		}
+		wrote <- nil
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", ln.Addr())
+	start := time.Now()
+	select { // the client reads nothing
+	case err := <-wrote:
+		if err == nil {
+			t.Fatal("64 MiB went to a client that reads nothing")
+		}
+		if took := time.Since(start); took > 40*time.Second {
+			t.Errorf("the write failed after %v; want within the 30 s write deadline", took)
+		}
+		t.Logf("the server's write failed after %v: %v", time.Since(start).Round(100*time.Millisecond), err)
+	case <-time.After(60 * time.Second):
+		t.Error("the server's write to a client that reads nothing still blocks after 60 s")
+	}
+}
