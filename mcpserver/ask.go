@@ -91,13 +91,13 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	opts.OnEvent = s.progress(ctx, req)
 	res, err := await(s, ctx, func() (rlm.Result, error) { return rlm.Ask(rctx, opts) }, func(res rlm.Result, _ error) {
 		if res.TaskID != "" { // a run that ended after its call was abandoned
-			s.addTrace(res.TaskID, res.Trace, in.Question)
+			s.addTrace(res.TaskID, res.Trace, in.Question, req.Session)
 		}
 	})
 	if res.TaskID == "" { // refused before anything was recorded, or abandoned
 		return nil, out, askError(err)
 	}
-	s.addTrace(res.TaskID, res.Trace, in.Question)
+	s.addTrace(res.TaskID, res.Trace, in.Question, req.Session)
 	out = askOutput{Status: string(res.Status), Answer: res.Answer, Error: res.Error, TaskID: res.TaskID, Trace: res.Trace,
 		TraceResource: traceURI(res.TaskID), Isolation: res.Isolation, Workspace: res.Workspace, DurationMS: res.Duration.Milliseconds(),
 		Usage: askUsage{APICalls: res.Usage.Calls, Tokens: res.Usage.Tokens, Iterations: res.Usage.Iterations, SubCalls: res.Usage.SubCalls,

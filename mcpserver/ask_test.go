@@ -53,7 +53,8 @@ type askOut struct {
 }
 
 // TestAsk: the README demo through rlm_ask: the answer, the usage, the task and its trace,
-// progress notifications, and the trace as a resource.
+// progress notifications, and the trace as a resource of the client that ran it, and of no
+// other.
 func TestAsk(t *testing.T) {
 	_, model := fakeModel(t)
 	home := t.TempDir()
@@ -113,6 +114,15 @@ func TestAsk(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rlm://trace/20260101-000000-abcdef"}); err == nil {
 		t.Error("a trace of another run was served")
+	}
+	// Another client neither lists nor reads this client's trace: it holds the question, the
+	// answer and what the run read.
+	other := connect(t, srv, nil)
+	if rl, err := other.ListResources(context.Background(), nil); err != nil || len(rl.Resources) != 0 {
+		t.Errorf("another client's resources: %+v, %v; want none", rl, err)
+	}
+	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: out.TraceResource}); err == nil {
+		t.Error("another client read the run's trace")
 	}
 	if task := taskByID(t, home, out.TaskID); task.Status != audit.Answered || task.Answer != demoAnswer {
 		t.Errorf("audit: %+v", task)

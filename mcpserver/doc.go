@@ -35,7 +35,8 @@
 // The server is a task in the audit trail of Options.Home: each tool call is one of its
 // tool-call rows (name, arguments in short, result, error, duration). Each sandbox session is a
 // task of its own whose steps are its cells; each rlm_ask run is recorded by rlm.Ask as `rlm
-// run` records it. The traces of this server's runs are its resources (rlm://trace/TASK_ID).
+// run` records it. The traces of this server's runs are its resources (rlm://trace/TASK_ID), each
+// listed and served to the client connection that ran it only.
 //
 // # Transports
 //

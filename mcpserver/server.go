@@ -67,7 +67,7 @@ type Server struct {
 	sessions  map[string]*entry
 	slots     int               // workers held: open sessions and runs in flight (slot)
 	abandoned int               // cancelled calls still blocked opening their files (await)
-	runs      map[string]string // task id -> trace path, for the resources
+	runs      map[string]run    // task id -> its trace, for the resources
 	order     []string          // the runs' task ids, oldest first
 	watched   map[*mcp.ServerSession]bool
 	inflight  map[*mcp.ServerSession]map[*call]bool // the tool calls running, by client
@@ -96,7 +96,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Transport == "" {
 		opts.Transport = "stdio"
 	}
-	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{},
+	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]run{},
 		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{},
 		validations: make(chan struct{}, maxValidations)}
 	var err error
@@ -123,6 +123,7 @@ func New(opts Options) (*Server, error) {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		}})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.ownTraces)
 	return s, nil
 }
 
