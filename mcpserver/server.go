@@ -65,10 +65,10 @@ type Server struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*entry
-	slots     int               // workers held: open sessions and runs in flight (slot)
-	abandoned int               // cancelled calls still blocked opening their files (await)
-	runs      map[string]run    // task id -> its trace, for the resources
-	order     []string          // the runs' task ids, oldest first
+	slots     int            // workers held: open sessions and runs in flight (slot)
+	abandoned int            // cancelled calls still blocked opening their files (await)
+	runs      map[string]run // task id -> its trace, for the resources
+	order     []string       // the runs' task ids, oldest first
 	watched   map[*mcp.ServerSession]bool
 	inflight  map[*mcp.ServerSession]map[*call]bool // the tool calls running, by client
 
