@@ -27,12 +27,12 @@ type askInput struct {
 }
 
 type askLimits struct {
-	MaxIterations      int     `json:"max_iterations,omitempty" jsonschema:"root iterations before the forced final answer"`
-	MaxSubCalls        int     `json:"max_sub_calls,omitempty" jsonschema:"llm_query calls, batched slots included"`
-	MaxCalls           int     `json:"max_calls,omitempty" jsonschema:"model API calls, retries and sub-calls included"`
-	MaxTokens          int     `json:"max_tokens,omitempty" jsonschema:"prompt and completion tokens"`
-	TimeoutSeconds     float64 `json:"timeout_seconds,omitempty" jsonschema:"the run's wall clock"`
-	CellTimeoutSeconds float64 `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each code block"`
+	MaxIterations      *int     `json:"max_iterations,omitempty" jsonschema:"root iterations before the forced final answer: 1 to the server's cap"`
+	MaxSubCalls        *int     `json:"max_sub_calls,omitempty" jsonschema:"llm_query calls, batched slots included: 1 to the server's cap"`
+	MaxCalls           *int     `json:"max_calls,omitempty" jsonschema:"model API calls, retries and sub-calls included: 1 to the server's cap"`
+	MaxTokens          *int     `json:"max_tokens,omitempty" jsonschema:"prompt and completion tokens: 1 to the server's cap"`
+	TimeoutSeconds     *float64 `json:"timeout_seconds,omitempty" jsonschema:"the run's wall clock in seconds: 0.001 to the server's cap"`
+	CellTimeoutSeconds *float64 `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each code block in seconds: 0.001 to the server's cap"`
 }
 
 type askOutput struct {
@@ -76,10 +76,11 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	if err != nil {
 		return nil, out, err
 	}
-	if err := s.reserve(); err != nil {
+	sl, err := s.reserve(req.Session)
+	if err != nil {
 		return nil, out, err
 	}
-	defer s.release()
+	defer sl.release()
 	// A client's cancellation stops the run as SIGINT stops rlm run, with a cause that says who.
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
@@ -88,11 +89,15 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	})
 	defer stop()
 	opts.OnEvent = s.progress(ctx, req)
-	res, err := rlm.Ask(rctx, opts)
-	if res.TaskID == "" { // refused before anything was recorded
+	res, err := await(s, ctx, func() (rlm.Result, error) { return rlm.Ask(rctx, opts) }, func(res rlm.Result, _ error) {
+		if res.TaskID != "" { // a run that ended after its call was abandoned
+			s.addTrace(res.TaskID, res.Trace, in.Question, req.Session)
+		}
+	})
+	if res.TaskID == "" { // refused before anything was recorded, or abandoned
 		return nil, out, askError(err)
 	}
-	s.addTrace(res.TaskID, res.Trace, in.Question)
+	s.addTrace(res.TaskID, res.Trace, in.Question, req.Session)
 	out = askOutput{Status: string(res.Status), Answer: res.Answer, Error: res.Error, TaskID: res.TaskID, Trace: res.Trace,
 		TraceResource: traceURI(res.TaskID), Isolation: res.Isolation, Workspace: res.Workspace, DurationMS: res.Duration.Milliseconds(),
 		Usage: askUsage{APICalls: res.Usage.Calls, Tokens: res.Usage.Tokens, Iterations: res.Usage.Iterations, SubCalls: res.Usage.SubCalls,
@@ -123,29 +128,23 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 	l := *in.Limits
 	caps := []struct {
 		name      string
-		v, cap    int
-		def       int
+		v         *int
+		cap       int
 		set       func(int)
 		configure string
 	}{
-		{"max_iterations", l.MaxIterations, s.opts.MaxIterations, controller.DefaultMaxIterations, func(n int) { o.MaxIterations = n }, "--max-iterations"},
-		{"max_sub_calls", l.MaxSubCalls, s.opts.Limits.SubCalls, rlm.Limits{}.Effective().SubCalls, func(n int) { o.Limits.SubCalls = n }, "--max-subcalls"},
-		{"max_calls", l.MaxCalls, s.caps.Calls, s.caps.Calls, func(n int) { o.Model.MaxCalls = n }, "--max-calls"},
-		{"max_tokens", l.MaxTokens, s.caps.Tokens, s.caps.Tokens, func(n int) { o.Model.MaxTokens = n }, "--max-tokens"},
+		{"max_iterations", l.MaxIterations, effective(s.opts.MaxIterations, controller.DefaultMaxIterations), func(n int) { o.MaxIterations = n }, "--max-iterations"},
+		{"max_sub_calls", l.MaxSubCalls, s.opts.Limits.Effective().SubCalls, func(n int) { o.Limits.SubCalls = n }, "--max-subcalls"},
+		{"max_calls", l.MaxCalls, s.caps.Calls, func(n int) { o.Model.MaxCalls = n }, "--max-calls"},
+		{"max_tokens", l.MaxTokens, s.caps.Tokens, func(n int) { o.Model.MaxTokens = n }, "--max-tokens"},
 	}
 	for _, c := range caps {
-		cap := c.cap
-		if cap <= 0 {
-			cap = c.def
+		n, err := count("limits."+c.name, c.v, c.cap, c.configure)
+		if err != nil {
+			return o, err
 		}
-		switch {
-		case c.v < 0:
-			return o, fault.New(fault.Schema, "limits.%s must be positive, got %d", c.name, c.v)
-		case c.v == 0:
-		case cap > 0 && c.v > cap:
-			return o, fault.New(fault.Limit, "limits.%s %d is above this server's cap of %d; ask for at most %d (the user sets the cap with rlm mcp %s)", c.name, c.v, cap, cap, c.configure)
-		default:
-			c.set(c.v)
+		if n > 0 {
+			c.set(n)
 		}
 	}
 	if o.Timeout, err = seconds("limits.timeout_seconds", l.TimeoutSeconds, s.runTimeout()); err != nil {
@@ -155,6 +154,14 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// effective is v, or def when v is not set.
+func effective(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 func (s *Server) runTimeout() time.Duration {

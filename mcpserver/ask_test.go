@@ -53,7 +53,8 @@ type askOut struct {
 }
 
 // TestAsk: the README demo through rlm_ask: the answer, the usage, the task and its trace,
-// progress notifications, and the trace as a resource.
+// progress notifications, and the trace as a resource of the client that ran it, and of no
+// other.
 func TestAsk(t *testing.T) {
 	_, model := fakeModel(t)
 	home := t.TempDir()
@@ -100,11 +101,21 @@ func TestAsk(t *testing.T) {
 			t.Errorf("progress %v after %v: want it to grow", got[i].Progress, got[i-1].Progress)
 		}
 	}
+	checkTrace(t, srv, cs, out.TraceResource)
+	if task := taskByID(t, home, out.TaskID); task.Status != audit.Answered || task.Answer != demoAnswer {
+		t.Errorf("audit: %+v", task)
+	}
+}
+
+// checkTrace: the run's trace is a resource of the client that ran it, and of no other: it
+// holds the question, the answer and what the run read.
+func checkTrace(t *testing.T, srv *mcpserver.Server, cs *mcp.ClientSession, uri string) {
+	t.Helper()
 	rl, err := cs.ListResources(context.Background(), nil)
-	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != out.TraceResource {
+	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != uri {
 		t.Fatalf("resources %+v, %v; want the run's trace", rl, err)
 	}
-	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: out.TraceResource})
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, `"type": "metadata"`) && !strings.Contains(rr.Contents[0].Text, `"type":"metadata"`) {
 		t.Fatalf("reading the trace: %v, %+v", err, rr)
 	}
@@ -114,8 +125,12 @@ func TestAsk(t *testing.T) {
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rlm://trace/20260101-000000-abcdef"}); err == nil {
 		t.Error("a trace of another run was served")
 	}
-	if task := taskByID(t, home, out.TaskID); task.Status != audit.Answered || task.Answer != demoAnswer {
-		t.Errorf("audit: %+v", task)
+	other := connect(t, srv, nil)
+	if rl, err := other.ListResources(context.Background(), nil); err != nil || len(rl.Resources) != 0 {
+		t.Errorf("another client's resources: %+v, %v; want none", rl, err)
+	}
+	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Error("another client read the run's trace")
 	}
 }
 

@@ -10,7 +10,9 @@
 //     for the agent's own Go or JavaScript, with the validator, caps, per-cell timeout and
 //     output cap of `rlm repl`; results carry output, FINAL, error kind and position, and the
 //     session's variables, as the REPL's do.
-//   - validate: the validator alone, on code the agent has not run yet.
+//   - validate: the validator alone, on code the agent has not run yet. The code is parsed in a
+//     confined worker of its own (repl.Validate), as a cell is, never in the server: under the
+//     worker's memory cap and a 10 s deadline, at most two at once.
 //
 // Every tool has a JSON schema for its input and its output. Failures are tool results with
 // isError set and a message that says what to do next, so that the model calling the tool can
@@ -20,7 +22,10 @@
 //
 // At most Options.MaxSessions sessions and runs hold a worker at once (4); a session idle for
 // Options.IdleTimeout (10 min) is closed, and so is every session of a client connection that
-// ends; a session answers only the connection that opened it. A client names files and
+// ends (over HTTP: one that had an event stream and has had no request open for 5 s, whose calls
+// in flight are stopped too); a session answers only the connection that opened it. A slot is
+// given back on every way out of a call, within 2 s of a cancellation even when the call is
+// blocked opening a file. Every number a client sends is range-checked before it is converted. A client names files and
 // directories only inside Options.Roots (checked by name, then again with symlinks resolved); a
 // run's budgets come from Options.Model, and a client may lower a run's limits but never raise
 // them above the server's.
@@ -30,11 +35,14 @@
 // The server is a task in the audit trail of Options.Home: each tool call is one of its
 // tool-call rows (name, arguments in short, result, error, duration). Each sandbox session is a
 // task of its own whose steps are its cells; each rlm_ask run is recorded by rlm.Ask as `rlm
-// run` records it. The traces of this server's runs are its resources (rlm://trace/TASK_ID).
+// run` records it. The traces of this server's runs are its resources (rlm://trace/TASK_ID), each
+// listed and served to the client connection that ran it only.
 //
 // # Transports
 //
 // Run serves one client over a transport (stdio: mcp.StdioTransport). ServeHTTP serves the
 // streamable HTTP transport on loopback only, unless HTTPOptions.AllowRemote is set together
-// with a bearer token, which every request must then carry.
+// with a bearer token, which every request must then carry. Every read from an HTTP client has
+// a deadline and a size cap, the token is checked before the body is read, and the client
+// connections open at once are bounded (HTTPOptions.MaxConns).
 package mcpserver

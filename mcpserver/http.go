@@ -1,15 +1,17 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,12 +22,33 @@ type HTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry
 	// ("Authorization: Bearer TOKEN"); required for a remote address.
 	Token string
+	// MaxConns bounds the client connections open at once (256); one more is answered 503 and
+	// closed.
+	MaxConns int
 	// Ready, when set, is called with the address listened on, before the first request.
 	Ready func(net.Addr)
 }
 
 // minToken is the shortest bearer token accepted: 128 bits in hex.
 const minToken = 32
+
+// The bounds of every read from an HTTP client. A request's line and headers must arrive
+// within headerTimeout and hold at most maxHeaderBytes; its body must arrive whole within
+// bodyTimeout and hold at most maxBodyBytes, and it is read only once the bearer token is
+// checked. Past the body nothing is read from the request, so a long tool call or event stream
+// has no read deadline. A connection idle between requests is closed after idleTimeout. Each
+// write to a client must go through within writeTimeout: a client that stops reading its event
+// stream or a response is cut off, instead of holding the session's writes (and the server's
+// notifications to every client) for as long as it likes.
+const (
+	headerTimeout   = 10 * time.Second
+	bodyTimeout     = 30 * time.Second
+	writeTimeout    = 30 * time.Second
+	idleTimeout     = time.Minute
+	maxHeaderBytes  = 32 << 10
+	maxBodyBytes    = 1 << 20 // a cell is at most 128 KiB (the validator's cap), 768 KiB JSON-escaped
+	DefaultMaxConns = 256
+)
 
 // ServeHTTP serves the streamable HTTP transport on addr (host:port) until ctx ends. It refuses
 // an address that is not loopback (a host name must resolve to loopback addresses only) unless
@@ -35,22 +58,23 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	if err := CheckHTTP(addr, o); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	ln, err := listen(ctx, addr, o.MaxConns)
 	if err != nil {
-		return fmt.Errorf("mcpserver: listening on %s: %w", addr, err)
+		return err
 	}
 	defer ln.Close()
 	// The address actually bound decides, whatever the name said.
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !o.AllowRemote {
 		return fmt.Errorf("mcpserver: %s is not a loopback address", ln.Addr())
 	}
+	live := newLiveness(s.mcp, s.clientGone)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 3 * s.opts.IdleTimeout, Logger: s.opts.Logger})
-	var handler http.Handler = http.NewCrossOriginProtection().Handler(h)
-	if o.Token != "" {
-		handler = auth.RequireBearerToken(tokenVerifier(o.Token), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(handler)
-	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
+		&mcp.StreamableHTTPOptions{SessionTimeout: 3 * s.opts.IdleTimeout, Logger: s.opts.Logger, MaxRequestBodyBytes: maxBodyBytes})
+	handler := bounded(o.Token, http.NewCrossOriginProtection().Handler(live.track(h)))
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes}
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -64,6 +88,65 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 		return err
 	}
 	return nil
+}
+
+// bounded checks the bearer token (when there is one), then reads the request's body whole,
+// under bodyTimeout and maxBodyBytes, before next sees the request; then it lifts the read
+// deadline, and gives each write of the response writeTimeout. A request refused before its
+// body is read is answered with its connection closed, and the unread body is not waited for.
+func bounded(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
+		refuse := func(status int, msg string) {
+			w.Header().Set("Connection", "close")
+			_ = rc.SetReadDeadline(time.Now()) // the server's read of the rest of the body fails at once
+			http.Error(w, msg, status)
+		}
+		if token != "" && !bearer(r, token) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			refuse(http.StatusUnauthorized, "no valid bearer token: send Authorization: Bearer TOKEN, the token rlm mcp was started with")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			refuse(http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is over %d MiB, the most this server reads", maxBodyBytes>>20))
+			return
+		case err != nil:
+			refuse(http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive whole within %s", bodyTimeout))
+			return
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		next.ServeHTTP(&timedWriter{ResponseWriter: w, rc: rc}, r)
+	})
+}
+
+// timedWriter gives each write to the client, and each flush, writeTimeout to go through.
+type timedWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w *timedWriter) Write(b []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *timedWriter) FlushError() error {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// bearer reports whether r carries the token, compared in constant time.
+func bearer(r *http.Request, token string) bool {
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }
 
 // CheckHTTP is ServeHTTP's check of its address and options, for a caller that wants to
@@ -107,13 +190,4 @@ func loopback(host string) bool {
 		}
 	}
 	return true
-}
-
-func tokenVerifier(token string) auth.TokenVerifier {
-	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: "bearer"}, nil
-	}
 }

@@ -29,7 +29,7 @@ type openInput struct {
 	Lang               string   `json:"lang,omitempty" jsonschema:"the session's language: go (default) or js"`
 	Files              []string `json:"files,omitempty" jsonschema:"context files (text): the first is context, then ctx0, ctx1, ... in the code; absolute, or relative to the server's first root"`
 	Roots              []string `json:"roots,omitempty" jsonschema:"more directories the file tools (read_file, list_dir, file_info, grep) may read"`
-	CellTimeoutSeconds float64  `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each cell in seconds (default and most: the server's, 120 unless configured)"`
+	CellTimeoutSeconds *float64 `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each cell in seconds, 0.001 to the server's cap (default and most: the server's, 120 unless configured)"`
 }
 
 type openOutput struct {
@@ -73,6 +73,9 @@ type closeOutput struct {
 	Workspace string `json:"workspace,omitempty" jsonschema:"the workspace, when the code wrote files to it"`
 }
 
+// openSession opens a sandbox session: rlm.OpenSession, or what a test puts in its place.
+var openSession = rlm.OpenSession
+
 func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInput) (*mcp.CallToolResult, openOutput, error) {
 	var out openOutput
 	files, err := s.allowed("files", in.Files)
@@ -87,16 +90,30 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 	if err != nil {
 		return nil, out, err
 	}
-	if err := s.reserve(); err != nil {
+	// The slot is taken once the arguments are checked, and given back on every way out but one:
+	// the session opened and the server holds it (add), to be released when it ends.
+	sl, err := s.reserve(req.Session)
+	if err != nil {
 		return nil, out, err
 	}
-	sess, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: in.Lang, Files: files, Roots: roots, Home: s.opts.Home,
-		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded})
+	kept := false
+	defer func() {
+		if !kept {
+			sl.release()
+		}
+	}()
+	so := rlm.SessionOptions{Lang: in.Lang, Files: files, Roots: roots, Home: s.opts.Home,
+		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded}
+	sess, err := await(s, ctx, func() (*rlm.Session, error) { return openSession(ctx, so) }, func(sess *rlm.Session, err error) {
+		if err == nil {
+			_ = sess.Close()
+		}
+	})
 	if err != nil {
-		s.release()
 		return nil, out, openError(err)
 	}
-	e := &entry{id: s.newID(), lang: in.Lang, s: sess, owner: req.Session}
+	kept = true
+	e := &entry{id: s.newID(), lang: in.Lang, s: sess, owner: req.Session, slot: sl}
 	if e.lang == "" {
 		e.lang = "go"
 	}

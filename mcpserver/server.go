@@ -63,13 +63,17 @@ type Server struct {
 	rec   *records
 	caps  llm.Budget // the model's budgets: a client may lower them only
 
-	mu       sync.Mutex
-	sessions map[string]*entry
-	slots    int               // workers held: open sessions and runs in flight
-	runs     map[string]string // task id -> trace path, for the resources
-	order    []string          // the runs' task ids, oldest first
-	watched  map[*mcp.ServerSession]bool
-	closed   bool
+	mu        sync.Mutex
+	sessions  map[string]*entry
+	slots     int            // workers held: open sessions and runs in flight (slot)
+	abandoned int            // cancelled calls still blocked opening their files (await)
+	runs      map[string]run // task id -> its trace, for the resources
+	order     []string       // the runs' task ids, oldest first
+	watched   map[*mcp.ServerSession]bool
+	inflight  map[*mcp.ServerSession]map[*call]bool // the tool calls running, by client
+
+	validations chan struct{} // the validate calls running (maxValidations)
+	closed      bool
 }
 
 // New checks opts, opens the audit trail and records the server as a task.
@@ -92,13 +96,19 @@ func New(opts Options) (*Server, error) {
 	if opts.Transport == "" {
 		opts.Transport = "stdio"
 	}
-	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]string{}, watched: map[*mcp.ServerSession]bool{}}
+	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]run{},
+		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{},
+		validations: make(chan struct{}, maxValidations)}
 	var err error
 	if s.given, s.roots, err = realRoots(opts.Roots); err != nil {
 		return nil, err
 	}
-	if len(opts.Model.Models) > 0 {
-		c, err := llm.New(opts.Model)
+	if len(opts.Model.Models) > 0 || opts.Replay != "" {
+		cfg := opts.Model
+		if opts.Replay != "" { // rlm.Ask points the configuration at the scripted model; its budgets stay
+			cfg.Provider, cfg.BaseURL, cfg.Models, cfg.SubModels, cfg.Endpoints, cfg.DefaultEndpoint, cfg.Catalog = "", "http://127.0.0.1/", []string{"replay"}, nil, nil, "", nil
+		}
+		c, err := llm.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: the model configuration: %w", err)
 		}
@@ -113,6 +123,7 @@ func New(opts Options) (*Server, error) {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		}})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.ownTraces)
 	return s, nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +21,7 @@ type entry struct {
 	s     *rlm.Session
 	owner *mcp.ServerSession // the client connection that opened it; only it may use it
 	task  string             // its audit task ("" if recording it failed)
+	slot  *slot              // its worker slot, released when it ends
 	timer *time.Timer        // the idle timeout, stopped while a cell runs
 
 	// guarded by Server.mu
@@ -48,40 +47,6 @@ func (s *Server) newID() string {
 	}
 }
 
-// reserve takes a worker slot, or says what is open and what to do.
-func (s *Server) reserve() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fault.New(fault.Limit, "the server is shutting down")
-	}
-	if s.slots >= s.opts.MaxSessions {
-		return fault.New(fault.Limit, "this server already holds %d sandbox sessions and runs, the most it allows (%s); close a session you no longer need with sandbox_close, or reuse one with sandbox_exec",
-			s.slots, s.openList())
-	}
-	s.slots++
-	return nil
-}
-
-func (s *Server) release() {
-	s.mu.Lock()
-	s.slots--
-	s.mu.Unlock()
-}
-
-// openList describes the open sessions for a message; s.mu is held.
-func (s *Server) openList() string {
-	if len(s.sessions) == 0 {
-		return "all of them rlm_ask runs"
-	}
-	ids := make([]string, 0, len(s.sessions))
-	for id, e := range s.sessions {
-		ids = append(ids, fmt.Sprintf("%s (%s, idle %s)", id, e.lang, time.Since(e.lastUsed).Round(time.Second)))
-	}
-	sort.Strings(ids)
-	return "open: " + strings.Join(ids, ", ")
-}
-
 // add registers an opened session and starts its idle timer.
 func (s *Server) add(e *entry) error {
 	s.mu.Lock()
@@ -100,11 +65,19 @@ func (s *Server) add(e *entry) error {
 }
 
 // watch closes the sessions of a client connection once it ends (stdio's end of input, an
-// HTTP session deleted or timed out), so that they free their workers at once.
+// HTTP session deleted, timed out or taken for gone), so that they free their workers at once.
 func (s *Server) watch(owner *mcp.ServerSession) {
 	_ = owner.Wait()
 	s.mu.Lock()
 	delete(s.watched, owner)
+	s.mu.Unlock()
+	s.closeOwned(owner)
+}
+
+// closeOwned closes the sessions owner opened, recorded as closed when their client
+// disconnected.
+func (s *Server) closeOwned(owner *mcp.ServerSession) {
+	s.mu.Lock()
 	var gone []*entry
 	for id, e := range s.sessions {
 		if e.owner == owner {
@@ -180,7 +153,7 @@ func (s *Server) endSession(e *entry, why *rlm.Failure) error {
 	final := e.final
 	e.mu.Unlock()
 	s.rec.endSession(e.task, final, why)
-	s.release()
+	e.slot.release()
 	return err
 }
 

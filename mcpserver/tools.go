@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,8 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, enums map[string][]any, argsOf
 	t.InputSchema = in
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
 		start := time.Now()
+		ctx, done := s.begin(ctx, req.Session)
+		defer done()
 		res, out, err := h(ctx, req, input)
 		var callErr error
 		summary := ""
@@ -71,20 +74,40 @@ func clip(s string, n int) string {
 	return string(r[:n]) + fmt.Sprintf("… (%d characters in total)", len(r))
 }
 
-// seconds turns a client's number of seconds into a duration no longer than cap (zero: cap);
-// what names the argument in the message.
-func seconds(what string, n float64, cap time.Duration) (time.Duration, error) {
-	switch {
-	case n < 0:
-		return 0, fault.New(fault.Schema, "%s must be positive, got %v", what, n)
-	case n == 0:
+// minSeconds is the shortest duration a client may ask for: below it a number of seconds would
+// round to a zero duration, which means "the default" further down.
+const minSeconds = 0.001
+
+// seconds turns a client's number of seconds into a duration, checking its range before the
+// conversion (a float too large for a time.Duration would wrap around to a negative one): absent
+// (nil) is cap, the server's value; otherwise it must be a number from minSeconds to cap. what
+// names the argument in the message.
+func seconds(what string, n *float64, cap time.Duration) (time.Duration, error) {
+	if n == nil {
 		return cap, nil
 	}
-	d := time.Duration(n * float64(time.Second))
-	if cap > 0 && d > cap {
-		return 0, fault.New(fault.Limit, "%s %v is above this server's cap of %v seconds; ask for at most that", what, n, cap.Seconds())
+	v, hi := *n, cap.Seconds()
+	switch {
+	case math.IsNaN(v) || v < minSeconds:
+		return 0, fault.New(fault.Schema, "%s must be a number of seconds from %g to %g (this server's cap), got %v; leave it out for %g", what, minSeconds, hi, v, hi)
+	case v > hi:
+		return 0, fault.New(fault.Limit, "%s %v is above this server's cap of %g seconds; ask for %g to %g, or leave it out for %g", what, v, hi, minSeconds, hi, hi)
 	}
-	return d, nil
+	return min(time.Duration(math.Round(v*float64(time.Second))), cap), nil
+}
+
+// count checks a client's count against the server's cap: absent (nil) is 0, the server's
+// value; otherwise it must be from 1 to cap. flag is how the user sets the cap.
+func count(what string, n *int, cap int, flag string) (int, error) {
+	switch {
+	case n == nil:
+		return 0, nil
+	case *n < 1:
+		return 0, fault.New(fault.Schema, "%s must be from 1 to %d (this server's cap), got %d; leave it out for %d", what, cap, *n, cap)
+	case *n > cap:
+		return 0, fault.New(fault.Limit, "%s %d is above this server's cap of %d; ask for 1 to %d (the user sets the cap with rlm mcp %s)", what, *n, cap, cap, flag)
+	}
+	return *n, nil
 }
 
 var langEnum = []any{"go", "js"}

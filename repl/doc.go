@@ -22,6 +22,10 @@
 // is dropped, with the variables it held named. A worker that dies more than MaxRestarts times
 // within RestartWindow marks the session degraded, and restarts back off as min(2^n s, 300 s).
 //
+// Validate runs the validator alone in a worker of its own (no files, no engine), for a caller
+// that checks code it will not run yet, so that the parser never sees hostile input in the
+// caller's process either.
+//
 // The model-facing caps are Options.Limits (engine.Limits): the worker gets them at init and
 // applies them to the context and file tools, the output and the answer (FINAL and FINAL_VAR,
 // one check for both languages in the runner). Context operations are not counted; the file

@@ -94,7 +94,7 @@ func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*
 	init := &initMsg{
 		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, IndexFDs: in.idxFDs, Roots: in.roots,
 		Workspace: in.ws, Hidden: in.hidden, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
-		MemoryBytes: o.WorkerMemory,
+		MemoryBytes: o.WorkerMemory, ValidateOnly: o.validateOnly,
 	}
 	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {
 		return nil, w.death(err)

@@ -9,12 +9,14 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/tools"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // The worker protocol: one JSON object per line in each direction.
 //
-// parent -> worker: init, exec, reply (the answer to a call), shutdown.
-// worker -> parent: ready (after init), call (a host call for the parent), result (of an exec).
+// parent -> worker: init, exec, reply (the answer to a call), validate, shutdown.
+// worker -> parent: ready (after init), call (a host call for the parent), result (of an exec or
+// a validate).
 //
 // The parent treats everything the worker sends as hostile: sizes are bounded on both sides
 // (maxLine, the journal rooms, maxLoggedCalls), and a call or reply carries the id of the exec
@@ -43,6 +45,10 @@ type message struct {
 	CellRoom    int64 `json:"cell_room,omitempty"`
 	SessionRoom int64 `json:"session_room,omitempty"`
 
+	// validate: a name for the positions; result: the validator's findings
+	Name     string         `json:"name,omitempty"`
+	Findings validator.List `json:"findings,omitempty"`
+
 	// result
 	Result *cellResult `json:"result,omitempty"`
 	Tools  *toolLog    `json:"tools,omitempty"` // the cell's host calls, in bounded form
@@ -68,7 +74,8 @@ type initMsg struct {
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        WorkspaceQuota `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`
-	MemoryBytes  int64          `json:"memory_bytes,omitempty"` // Options.WorkerMemory (0: the default)
+	MemoryBytes  int64          `json:"memory_bytes,omitempty"`  // Options.WorkerMemory (0: the default)
+	ValidateOnly bool           `json:"validate_only,omitempty"` // no engine: the worker only validates (Validate)
 }
 
 type readyMsg struct {

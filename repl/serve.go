@@ -15,7 +15,7 @@ import (
 func Serve(r io.Reader, w io.Writer) error {
 	iso, applyErr := confine()
 	return ServeWorker(r, w, func(cfg WorkerConfig, host engine.Host) (Runner, Isolation, error) {
-		if applyErr != nil {
+		if applyErr != nil || cfg.ValidateOnly {
 			return nil, iso, applyErr
 		}
 		run, err := NewRunner(cfg, host)

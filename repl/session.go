@@ -57,6 +57,8 @@ type Options struct {
 
 	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
 
+	validateOnly bool // set by Validate: a worker without an engine
+
 	// Indexes gives each context file its index, which the worker receives instead of
 	// scanning the file itself: built once per input and kept in memory (and on disk, if it
 	// has a directory). nil builds each index when the session opens.

@@ -46,6 +46,10 @@ type WorkerConfig struct {
 	Memory      int64          // Options.WorkerMemory; 0: sandbox.DefaultMemoryBytes
 
 	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
+
+	// ValidateOnly marks a worker started by Validate: Setup builds no engine, and the worker
+	// serves validate requests only.
+	ValidateOnly bool
 }
 
 // Root is an allowed directory as the worker gets it: the parent's real path of it and the
@@ -96,7 +100,7 @@ func workerConfig(m *initMsg) WorkerConfig {
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Hidden: m.Hidden, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
-		Memory: m.MemoryBytes,
+		Memory: m.MemoryBytes, ValidateOnly: m.ValidateOnly,
 	}
 }
 
@@ -130,8 +134,17 @@ func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
 	for {
 		select {
 		case m := <-execs:
-			res, journal, log := wk.runCell(runner, cfg, m)
-			if err := wk.conn.send(message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}); err != nil {
+			var reply message
+			switch {
+			case m.Op == "validate":
+				reply = validateCell(cfg, m)
+			case runner == nil:
+				reply = message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(fault.New(fault.Logic, "this worker only validates"))}}
+			default:
+				res, journal, log := wk.runCell(runner, cfg, m)
+				reply = message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}
+			}
+			if err := wk.conn.send(reply); err != nil {
 				return err
 			}
 		case err := <-errc:
@@ -153,7 +166,7 @@ func (wk *worker) read(execs chan<- message, errc chan<- error) {
 			return
 		}
 		switch m.Op {
-		case "exec":
+		case "exec", "validate":
 			execs <- m
 		case "reply":
 			wk.deliver(m.ID, m.Call)

@@ -59,7 +59,10 @@ under RLM_HOME.
 --http listens on a loopback address only (127.0.0.1:PORT or [::1]:PORT), unless --allow-remote,
 which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
 clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
-address. SIGINT or SIGTERM stops the server and closes its sessions.`,
+address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
+once the token is checked), each write 30 s, at most 256 connections are open at once, and the
+sessions of a client whose event stream closed and did not come back within 5 s are closed.
+SIGINT or SIGTERM stops the server and closes its sessions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCP(cmd.Context(), cmd.ErrOrStderr(), f)
