@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +159,9 @@ func TestSandboxSession(t *testing.T) {
 	o := open(t, cs, map[string]any{"lang": "js", "files": []string{"app.log"}, "cell_timeout_seconds": 4})
 	if o.Lang != "js" || len(o.Files) != 1 || o.Files[0] != filepath.Join(demoDir, "app.log") || o.Isolation == "" || o.Workspace == "" {
 		t.Errorf("open = %+v", o)
+	}
+	if ok, _ := regexp.MatchString(`^s-[0-9a-f]{32}$`, o.Session); !ok {
+		t.Errorf("session id %q; want s- and 128 random bits in hex, which no other client can guess", o.Session)
 	}
 	if !slices.ContainsFunc(o.API, func(l string) bool { return strings.HasPrefix(l, "search(ctx, regex, from?)") }) ||
 		slices.ContainsFunc(o.API, func(l string) bool { return strings.HasPrefix(l, "llm_query") }) || len(o.Notes) == 0 {

@@ -33,13 +33,14 @@ type entry struct {
 	final string
 }
 
-// newID is a new session id: short for a model to copy, random so that one client cannot
-// guess another's (and each is bound to its connection anyway), and not one that is open.
+// newID is a new session id: 128 random bits, so that one client cannot guess another's (each
+// is bound to its connection anyway, and "belongs to another client" must tell a guesser
+// nothing), and not one that is open.
 func (s *Server) newID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		var b [4]byte
+		var b [16]byte
 		_, _ = rand.Read(b[:])
 		if id := "s-" + hex.EncodeToString(b[:]); s.sessions[id] == nil {
 			return id

@@ -52,7 +52,7 @@ async function call(name, args) {
 const opened = await call("sandbox_open", { lang: "js", files: ["app.log"], cell_timeout_seconds: 4 });
 assert.ok(!opened.isError, textOf(opened));
 const sid = opened.structuredContent.session;
-assert.match(sid, /^s-[0-9a-f]{8}$/);
+assert.match(sid, /^s-[0-9a-f]{32}$/);
 assert.ok(opened.structuredContent.api.some((l) => l.startsWith("peek(ctx, offset, length)")));
 
 let r = await call("sandbox_exec", { session: sid, code: 'const errs = search(context, "ERROR svc=payment"); print(errs.length, "payment errors")' });
