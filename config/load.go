@@ -109,15 +109,8 @@ type fileValue struct {
 
 // readUser applies the user file, the user's own: a missing file is not an error.
 func (c *Config) readUser(f *File) error {
-	data, ok, err := readBounded(f.Path, maxFileBytes)
-	if err != nil {
-		return schemaf("%s: %v", f.Path, err)
-	}
-	if !ok {
-		return nil
-	}
-	v, err := parseFile(f.Path, data)
-	if err != nil {
+	_, v, err := readParsed(f.Path)
+	if v == nil || err != nil {
 		return err
 	}
 	f.Read, f.Trusted = true, true
@@ -129,15 +122,8 @@ func (c *Config) readUser(f *File) error {
 // its path and the hash of the bytes read, else only if it makes the run stricter than the user
 // file and the defaults. The file is read once; those bytes are hashed and parsed.
 func (c *Config) readProject(f *File, storePath string) error {
-	data, ok, err := readBounded(f.Path, maxFileBytes)
-	if err != nil {
-		return schemaf("%s: %v", f.Path, err)
-	}
-	if !ok {
-		return nil
-	}
-	v, err := parseFile(f.Path, data)
-	if err != nil {
+	data, v, err := readParsed(f.Path)
+	if v == nil || err != nil {
 		return err
 	}
 	s, err := readStore(storePath)
@@ -153,6 +139,20 @@ func (c *Config) readProject(f *File, storePath string) error {
 	}
 	c.apply(v, Source{Origin: Project, Name: f.Path})
 	return nil
+}
+
+// readParsed reads and parses a configuration file once; a missing file gives nil values and
+// no error. The bytes returned are the ones parsed (a project file's hash is taken of them).
+func readParsed(path string) ([]byte, *fileValues, error) {
+	data, ok, err := readBounded(path, maxFileBytes)
+	if err != nil {
+		return nil, nil, schemaf("%s: %v", path, err)
+	}
+	if !ok {
+		return nil, nil, nil
+	}
+	v, err := parseFile(path, data)
+	return data, v, err
 }
 
 // readBounded reads a regular file of at most max bytes; found is false when it does not
