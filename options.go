@@ -39,7 +39,9 @@ func resolve(opts Options) (settings, error) {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {
-		s.Home = guard.Home()
+		if s.Home, err = guard.Home(); err != nil {
+			return s, &OptionError{"Home", err}
+		}
 	}
 	if s.Workspace != "" {
 		if s.ws.Dir, err = files.Dir(s.Workspace, s.Home, "workspace"); err != nil {

@@ -36,7 +36,9 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	var ws files.Workspace
 	home := o.Home
 	if home == "" {
-		home = guard.Home()
+		if home, err = guard.Home(); err != nil {
+			return nil, &OptionError{"Home", err}
+		}
 	}
 	if o.Workspace != "" {
 		if ws.Dir, err = files.Dir(o.Workspace, home, "workspace"); err != nil {

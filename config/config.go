@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
@@ -142,27 +143,21 @@ type Options struct {
 	Flags map[string]string
 }
 
-// UserFile is $RLM_HOME/config.toml (RLM_HOME defaults to ~/.rlm).
-func UserFile(getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
+// UserFile is $RLM_HOME/config.toml (RLM_HOME defaults to ~/.rlm; see Home).
+func UserFile(getenv func(string) string) (string, error) {
+	h, err := Home(getenv)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(Home(getenv), "config.toml")
+	return filepath.Join(h, "config.toml"), nil
 }
 
-// Home is $RLM_HOME, else ~/.rlm (.rlm when there is no home directory).
-func Home(getenv func(string) string) string {
+// Home is $RLM_HOME, else ~/.rlm: always absolute, else an error that says to set RLM_HOME.
+func Home(getenv func(string) string) (string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if h := getenv("RLM_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".rlm"
-	}
-	return filepath.Join(home, ".rlm")
+	return guard.HomeFrom(getenv)
 }
 
 // FlagSpec is a command-line flag that sets a configuration value.

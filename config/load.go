@@ -37,11 +37,15 @@ func Load(o Options) (*Config, error) {
 	getenv := o.getenv()
 	c := Defaults()
 	c.sources, c.getenv = map[string]Source{}, getenv
-	c.Files = []File{{Path: o.projectFile(), Origin: Project}, {Path: o.userFile(getenv), Origin: User}}
+	userFile, storePath, err := o.homeFiles(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.Files = []File{{Path: o.projectFile(), Origin: Project}, {Path: userFile, Origin: User}}
 	if err := c.readUser(&c.Files[1]); err != nil { // the user file first: the project's values win
 		return nil, err
 	}
-	if err := c.readProject(&c.Files[0], o.trustStore(getenv)); err != nil {
+	if err := c.readProject(&c.Files[0], storePath); err != nil {
 		return nil, err
 	}
 	if err := c.readEnv(getenv); err != nil {
@@ -71,18 +75,20 @@ func (o Options) projectFile() string {
 	return o.ProjectFile
 }
 
-func (o Options) userFile(getenv func(string) string) string {
-	if o.UserFile == "" {
-		return UserFile(getenv)
+// homeFiles are the user file and the trust store: o's, else those in RLM_HOME.
+func (o Options) homeFiles(getenv func(string) string) (userFile, trustStore string, err error) {
+	userFile, trustStore = o.UserFile, o.TrustStore
+	if userFile == "" {
+		if userFile, err = UserFile(getenv); err != nil {
+			return "", "", err
+		}
 	}
-	return o.UserFile
-}
-
-func (o Options) trustStore(getenv func(string) string) string {
-	if o.TrustStore == "" {
-		return TrustStore(getenv)
+	if trustStore == "" {
+		if trustStore, err = TrustStore(getenv); err != nil {
+			return "", "", err
+		}
 	}
-	return o.TrustStore
+	return userFile, trustStore, nil
 }
 
 // fileTables is what a configuration file may hold.

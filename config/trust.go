@@ -36,8 +36,12 @@ const (
 )
 
 // TrustStore is the trust store: $RLM_HOME/trusted.json.
-func TrustStore(getenv func(string) string) string {
-	return filepath.Join(Home(getenv), TrustStoreName)
+func TrustStore(getenv func(string) string) (string, error) {
+	h, err := Home(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(h, TrustStoreName), nil
 }
 
 // store is the trust store's content.
@@ -303,10 +307,14 @@ type Review struct {
 // naming no backend) is not recorded.
 func Trust(o Options) (Review, error) {
 	getenv := o.getenv()
-	path, storePath := o.projectFile(), o.trustStore(getenv)
+	path := o.projectFile()
+	userFile, storePath, err := o.homeFiles(getenv)
+	if err != nil {
+		return Review{}, err
+	}
 	c := Defaults()
 	c.sources, c.getenv = map[string]Source{}, getenv
-	user := File{Path: o.userFile(getenv), Origin: User}
+	user := File{Path: userFile, Origin: User}
 	if err := c.readUser(&user); err != nil {
 		return Review{}, err
 	}
@@ -341,7 +349,11 @@ func Trust(o Options) (Review, error) {
 // returns that path and whether the store had it.
 func Untrust(o Options) (string, bool, error) {
 	getenv := o.getenv()
-	path, storePath := o.projectFile(), o.trustStore(getenv)
+	path := o.projectFile()
+	_, storePath, err := o.homeFiles(getenv)
+	if err != nil {
+		return "", false, err
+	}
 	names := []string{realPath(path)}
 	if abs, err := filepath.Abs(path); err == nil && abs != names[0] {
 		names = append(names, abs)

@@ -79,7 +79,11 @@ type Server struct {
 // New checks opts, opens the audit trail and records the server as a task.
 func New(opts Options) (*Server, error) {
 	if opts.Home == "" {
-		opts.Home = guard.Home()
+		h, err := guard.Home()
+		if err != nil {
+			return nil, err
+		}
+		opts.Home = h
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,7 +52,7 @@ func (c *configFlags) given() map[string]string {
 // says on stderr which files it read (noteFiles); its errors are usage errors (exit 2) that
 // name the file, variable or flag.
 func loadConfiguration(stderr io.Writer, flags map[string]string) (*config.Config, error) {
-	c, err := config.Load(config.Options{UserFile: config.UserFile(os.Getenv), Flags: flags})
+	c, err := config.Load(config.Options{Flags: flags})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -153,7 +152,7 @@ the file makes it untrusted again. Read the file before you trust it.
 Exit status: 0 · 2 when the file does not exist or has an error (it is not recorded).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := config.Trust(config.Options{ProjectFile: fileArg(args), UserFile: config.UserFile(os.Getenv)})
+			r, err := config.Trust(config.Options{ProjectFile: fileArg(args)})
 			if err != nil {
 				return usageError{err}
 			}

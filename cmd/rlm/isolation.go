@@ -12,8 +12,9 @@ import (
 func newIsolationCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "isolation",
-		Short: "Show which confinement layers this machine supports, and the verdict",
+		Use:         "isolation",
+		Annotations: map[string]string{noHome: ""},
+		Short:       "Show which confinement layers this machine supports, and the verdict",
 		Long: `Isolation probes, without confining itself, which layers a worker would get on this machine:
 rlimits, no_new_privs, Landlock, seccomp, and user/net/pid/mount/ipc/uts namespaces.
 The verdict is full, degraded(missing layers) or none. Below the minimum (rlimits,

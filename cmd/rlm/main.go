@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
@@ -64,9 +65,26 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
 		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd())
 	return root
+}
+
+// noHome marks a command that keeps no state in RLM_HOME (the worker, validate, isolation):
+// it runs without a home directory.
+const noHome = "rlm/no-home"
+
+// checkHome refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that
+// guard.Home cannot give (relative, or no home directory at all), so that rlmHome never has to.
+func checkHome(cmd *cobra.Command, _ []string) error {
+	if _, ok := cmd.Annotations[noHome]; ok {
+		return nil
+	}
+	if _, err := guard.Home(); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // run is the command line. Everything it writes goes through termsafe, so text from a cell or

@@ -87,8 +87,15 @@ func indexCache() *tools.Indexes {
 	return tools.NewIndexes(guard.IndexDir(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
-// rlmHome is $RLM_HOME, or ~/.rlm.
-func rlmHome() string { return guard.Home() }
+// rlmHome is $RLM_HOME, or ~/.rlm. The root command's checkHome has refused an RLM_HOME that
+// guard.Home cannot give before any command that calls this runs.
+func rlmHome() string {
+	h, err := guard.Home()
+	if err != nil {
+		panic("rlm: RLM_HOME was not checked before use: " + err.Error())
+	}
+	return h
+}
 
 type runFlags struct {
 	sessionFlags

@@ -19,8 +19,9 @@ func newValidateCmd() *cobra.Command {
 	var lang string
 	var asJSON, policy bool
 	cmd := &cobra.Command{
-		Use:   "validate [--lang go|js] [--json] FILE...",
-		Short: "Check source files against the sandbox policy without running them",
+		Use:         "validate [--lang go|js] [--json] FILE...",
+		Annotations: map[string]string{noHome: ""},
+		Short:       "Check source files against the sandbox policy without running them",
 		Long: `Validate parses each FILE once and checks it against the sandbox policy.
 
 The language comes from --lang, or else from each file's extension (.go, .js, .mjs, .cjs,

@@ -17,9 +17,10 @@ const workerUse = "__worker"
 // confinement layers, then serves the worker protocol on stdin and stdout.
 func newWorkerCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    workerUse,
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:         workerUse,
+		Hidden:      true,
+		Annotations: map[string]string{noHome: ""},
+		Args:        cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return repl.Serve(os.Stdin, os.Stdout)
 		},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,16 +25,30 @@ const (
 	chainArrow       = " → "
 )
 
-// Home is $RLM_HOME, or ~/.rlm (".rlm" when there is no home directory).
-func Home() string {
-	if h := os.Getenv("RLM_HOME"); h != "" {
-		return h
+// Home is $RLM_HOME, or ~/.rlm: HomeFrom(os.Getenv).
+func Home() (string, error) { return HomeFrom(os.Getenv) }
+
+// HomeFrom is RLM_HOME as getenv gives it, else .rlm in the user's home directory ($HOME, else
+// the password database's). It is always absolute: a relative RLM_HOME, or no home directory
+// at all, is an error that says to set an absolute RLM_HOME, never the working directory's
+// .rlm, whose config.toml anything that wrote files there would have chosen.
+func HomeFrom(getenv func(string) string) (string, error) {
+	if h := getenv("RLM_HOME"); h != "" {
+		if !filepath.IsAbs(h) {
+			return "", fault.New(fault.Schema, "RLM_HOME=%s is a relative path: rlm would keep its state and read its configuration in whatever directory it starts in; set RLM_HOME to an absolute directory", h)
+		}
+		return filepath.Clean(h), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".rlm"
+	home := getenv("HOME")
+	if home == "" {
+		if u, err := user.Current(); err == nil {
+			home = u.HomeDir
+		}
 	}
-	return filepath.Join(home, ".rlm")
+	if home == "" || !filepath.IsAbs(home) {
+		return "", fault.New(fault.Schema, "no home directory for rlm's state (HOME is not set to an absolute path): set RLM_HOME to an absolute directory, such as RLM_HOME=/var/lib/rlm")
+	}
+	return filepath.Join(home, ".rlm"), nil
 }
 
 // EnsureHome creates home (0700) if it does not exist.
