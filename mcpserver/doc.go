@@ -44,5 +44,6 @@
 // streamable HTTP transport on loopback only, unless HTTPOptions.AllowRemote is set together
 // with a bearer token, which every request must then carry. Every read from an HTTP client has
 // a deadline and a size cap, the token is checked before the body is read, and the client
-// connections open at once are bounded (HTTPOptions.MaxConns).
+// connections open at once are bounded (HTTPOptions.MaxConns), in a way that connections which
+// never send a whole request cannot keep a client that does out (pool, in conns.go).
 package mcpserver
