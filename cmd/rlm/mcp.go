@@ -60,7 +60,8 @@ under RLM_HOME.
 which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
 clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
 address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
-once the token is checked), each write 30 s, at most 256 connections are open at once, and the
+once the token is checked), each write 30 s, at most 256 connections are open at once (one more
+takes the place of the oldest that has not sent a whole request with the token), and the
 sessions of a client whose event stream closed and did not come back within 5 s are closed.
 SIGINT or SIGTERM stops the server and closes its sessions.`,
 		Args: cobra.NoArgs,
