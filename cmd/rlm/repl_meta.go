@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // metaHelp is the one place the meta-commands are described.
@@ -92,7 +92,7 @@ func (sh *shell) metaLoad(args []string) {
 		sh.say(sh.err, styleError, "usage: :load FILE")
 		return
 	}
-	src, err := os.ReadFile(args[0])
+	src, err := readLimited(args[0], validator.Policy{}.Effective().MaxSourceBytes)
 	if err != nil {
 		sh.say(sh.err, styleError, "error: %v", err)
 		return
