@@ -89,10 +89,12 @@ func TestNamedPipesRefused(t *testing.T) {
 			return dial(batch.Dial{URL: "tls://127.0.0.1:1", Cert: write("c.pem", ""), Key: pipe})
 		}, "--tls-key: " + pipe + " is a named pipe (fifo)"},
 	} {
-		err := within(t, tc.name, tc.run)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := within(t, tc.name, tc.run)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }
 
