@@ -19,6 +19,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/mcpserver"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // envMCPToken is the bearer token of `rlm mcp --http`, when --token-file is not given.
@@ -176,10 +177,13 @@ func mcpRoots(flags []string) ([]string, error) {
 	return []string{wd}, nil
 }
 
+// maxTokenFile is the largest --token-file read.
+const maxTokenFile = 64 << 10
+
 func (f mcpFlags) httpOptions() (mcpserver.HTTPOptions, error) {
 	o := mcpserver.HTTPOptions{AllowRemote: f.allowRemote, Token: os.Getenv(envMCPToken)}
 	if f.tokenFile != "" {
-		b, err := os.ReadFile(f.tokenFile)
+		b, err := tools.ReadRegular(f.tokenFile, maxTokenFile)
 		if err != nil {
 			return o, usageError{err}
 		}
