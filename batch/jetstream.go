@@ -16,6 +16,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Names in JetStream. Jobs of every batch share one work-queue stream and one durable
@@ -157,7 +159,7 @@ func (q *jsQueue) consumer(ctx context.Context, o JetStreamOptions) error {
 
 // Store puts the file in the object store under its SHA-256, unless it is there already.
 func (q *jsQueue) Store(ctx context.Context, path string) (Input, error) {
-	f, err := os.Open(path)
+	f, err := tools.OpenRegular(path) // checked when the tasks were read, but it may have been swapped since
 	if err != nil {
 		return Input{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Config is one batch.
@@ -194,7 +195,7 @@ func (c *coordinator) publish(ctx context.Context, name string) error {
 		}
 		j := Job{Batch: name, ID: t.ID, Question: t.Question, Lang: t.Lang, Limits: t.Limits}
 		if t.Script != "" {
-			src, err := os.ReadFile(t.Script)
+			src, err := tools.ReadRegular(t.Script, int64(maxScript())) // never waits on a fifo
 			if err != nil {
 				return fault.Wrap(fault.Schema, err, "task "+t.ID)
 			}

@@ -124,13 +124,10 @@ func (d Dial) Connect() (*nats.Conn, error) {
 		opts = append(opts, nats.Secure(&tls.Config{MinVersion: tls.VersionTLS12}))
 	}
 	if d.Creds != "" {
-		opts = append(opts, nats.UserCredentials(d.Creds))
+		opts = append(opts, credentials(d.Creds))
 	}
-	if d.CA != "" {
-		opts = append(opts, nats.RootCAs(d.CA))
-	}
-	if d.Cert != "" {
-		opts = append(opts, nats.ClientCert(d.Cert, d.Key))
+	if d.CA != "" || d.Cert != "" {
+		opts = append(opts, tlsFiles(d.CA, d.Cert, d.Key))
 	}
 	nc, err := nats.Connect(d.URL, opts...)
 	if err != nil {

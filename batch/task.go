@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -95,17 +96,26 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 // maxLine is the longest task line read (a line holds paths and a question, not inputs).
 const maxLine = 1 << 20
 
+// maxTasksFile is the largest tasks file read: its tasks are all held at once.
+const maxTasksFile = 256 << 20
+
 // ReadTasks reads a tasks file: one JSON object per line; blank lines and lines starting with
-// # are skipped. Each task is checked (an id, exactly one of question and script, the files
-// exist, the language is known, limits not negative) and ids must be unique. Its errors are of
-// kind schema and name the file and the line.
+// # are skipped. Each task is checked (an id, exactly one of question and script, the script
+// and the files are regular files, the language is known, limits not negative) and ids must be
+// unique. Its errors are of kind schema and name the file and the line. The file itself must be
+// a regular file (a fifo is refused, never waited on) of at most maxTasksFile bytes.
 func ReadTasks(path string) ([]Task, error) {
-	f, err := os.Open(path)
+	f, err := tools.OpenRegular(path)
 	if err != nil {
 		return nil, fault.Wrap(fault.Schema, err, "tasks file")
 	}
 	defer f.Close()
-	return parseTasks(f, path)
+	r := &io.LimitedReader{R: f, N: maxTasksFile + 1}
+	tasks, err := parseTasks(r, path)
+	if r.N == 0 {
+		return nil, fault.New(fault.Schema, "%s: tasks file larger than %d bytes; split it into several batches", path, maxTasksFile)
+	}
+	return tasks, err
 }
 
 func parseTasks(r io.Reader, path string) ([]Task, error) {
@@ -175,8 +185,11 @@ func parseTask(line []byte, dir string) (Task, error) {
 	if t.Script != "" {
 		t.Script = resolvePath(dir, t.Script)
 		st, err := os.Stat(t.Script)
-		if err != nil {
+		switch {
+		case err != nil:
 			return t, fmt.Errorf("task %q: script: %v", t.ID, err)
+		case !st.Mode().IsRegular():
+			return t, fmt.Errorf("task %q: script %s is not a regular file (%s); name a script file", t.ID, t.Script, kindOf(st.Mode()))
 		}
 		if limit := int64(maxScript()); st.Size() > limit {
 			return t, fmt.Errorf("task %q: script %s is %d bytes; a script may have at most %d (the validator's limit): put data in the task's files and read it with text(context), or split the script into tasks", t.ID, t.Script, st.Size(), limit)
@@ -189,7 +202,7 @@ func parseTask(line []byte, dir string) (Task, error) {
 		case err != nil:
 			return t, fmt.Errorf("task %q: %v", t.ID, err)
 		case !st.Mode().IsRegular():
-			return t, fmt.Errorf("task %q: %s is not a regular file; name files, not directories", t.ID, t.Files[i])
+			return t, fmt.Errorf("task %q: %s is not a regular file (%s); name files, not directories, pipes or devices", t.ID, t.Files[i], kindOf(st.Mode()))
 		}
 	}
 	return t, nil

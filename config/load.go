@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -203,6 +204,9 @@ func parseFile(path string, data []byte) (*fileValues, error) {
 	if err := unknownKeys(path, md.Undecoded()); err != nil {
 		return nil, err
 	}
+	if err := exactKeys(path, md.Keys()); err != nil {
+		return nil, err
+	}
 	if _, err := toml.Decode(string(data), &v.raw); err != nil {
 		return nil, schemaf("%s: %s", path, redact.New().String(err.Error()))
 	}
@@ -254,6 +258,58 @@ func (c *Config) mergeModels(ft fileTables, src Source) {
 		c.Models.Models[name] = m
 		c.sources["models."+name] = src
 	}
+}
+
+// exactKeys refuses a key that the decoder placed although it is not spelled as rlm's key: the
+// TOML decoder matches a struct's fields ignoring case (Unicode simple folding, so "Backends",
+// "BACKENDS" and "bac\u212Aends" all fill Backends), while the trust check reads the file as
+// written. Every table name and every field of [backends.NAME] and [models.NAME] must be exactly
+// rlm's (the fields of a model's extra table are free-form).
+func exactKeys(path string, keys []toml.Key) error {
+	for _, k := range keys {
+		fields, ok := tableFields[k[0]]
+		if !ok {
+			return misspelt(path, k, 0, slices.Sorted(maps.Keys(tableFields)))
+		}
+		if fields != nil && len(k) >= 3 && !slices.Contains(fields, k[2]) {
+			return misspelt(path, k, 2, fields)
+		}
+	}
+	return nil
+}
+
+// misspelt is the error of key k, whose part i is none of names: an unknown key, with the name
+// it matches but for case when there is one.
+func misspelt(path string, k toml.Key, i int, names []string) error {
+	for _, n := range names {
+		if strings.EqualFold(k[i], n) {
+			return schemaf("%s: unknown key %s; rlm's keys are spelled exactly, in lower case: did you mean %s?", path, k, n)
+		}
+	}
+	return unknownKey(path, k.String())
+}
+
+// tableFields are the keys of each table a file may hold, from fileTables' and the settings'
+// toml tags; nil: a table whose keys lookup checks.
+var tableFields = map[string][]string{
+	"defaults": nil, "limits": nil,
+	"backends": tomlTags(reflect.TypeFor[llm.BackendSettings]()),
+	"models":   tomlTags(reflect.TypeFor[llm.ModelSettings]()),
+}
+
+// tomlTags lists the toml names of t's fields, embedded structs' included.
+func tomlTags(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, tomlTags(f.Type)...)
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // unknownKeys refuses keys the decoder did not place: typos and keys of another table. The

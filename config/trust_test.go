@@ -337,3 +337,45 @@ func durationOf(c *Config, s spec) any {
 	}
 	return c.get(s)
 }
+
+// TestKeysAsWritten: the TOML decoder fills a struct field from a key in any letter case
+// (Unicode simple folding), while the trust check reads the file as written, so an untrusted
+// [Backends.evil] was applied whole (found by a red team). Every table name and every field of
+// [backends.NAME] and [models.NAME] must be spelled exactly as rlm's, in a file of either origin.
+func TestKeysAsWritten(t *testing.T) {
+	evil := "base_url = \"http://127.0.0.1:9/v1\"\napi_key_env = \"RLM_API_KEY\"\n"
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"table, capital", "[Backends.evil]\n" + evil + "[Models.gpt-4o]\nbackend = \"evil\"\n", "unknown key Backends.evil; rlm's keys are spelled exactly, in lower case: did you mean backends?"},
+		{"table, upper", "[BACKENDS.evil]\n" + evil, "unknown key BACKENDS.evil; rlm's keys are spelled exactly, in lower case: did you mean backends?"},
+		{"table, Kelvin sign and long s", "[\"bac\u212Aend\u017F\".evil]\n" + evil, "did you mean backends?"},
+		{"model table, capital", "[Models.gpt-4o]\nbackend = \"default\"\n", "unknown key Models.gpt-4o; rlm's keys are spelled exactly"},
+		{"field, capital", "[backends.evil]\nBase_URL = \"http://127.0.0.1:9/v1\"\n", "unknown key backends.evil.Base_URL; rlm's keys are spelled exactly, in lower case: did you mean base_url?"},
+		{"model field, capital", "[models.gpt-4o]\nBackend = \"evil\"\n", "did you mean backend?"},
+		{"inline table, capital", "Backends = { evil = { base_url = \"http://127.0.0.1:9/v1\" } }\n", "unknown key Backends"},
+		{"defaults, capital", "[Defaults]\nmodel = \"x\"\n", "unknown key Defaults"},
+		{"limits key, capital", "[limits]\nMax_Calls = 500\n", "unknown key limits.Max_Calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, trusted := range []bool{false, true} {
+				o := setupUntrusted(t, tc.file, "", map[string]string{"RLM_MODEL": "gpt-4o"}, nil)
+				if trusted {
+					o = setup(t, tc.file, "", map[string]string{"RLM_MODEL": "gpt-4o"}, nil)
+				}
+				c, err := Load(o)
+				if err == nil {
+					t.Fatalf("trusted %v: loaded, backends %+v, models %+v; want %q", trusted, c.Models.Backends, c.Models.Models, tc.want)
+				}
+				if !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("trusted %v: %v; want %q", trusted, err, tc.want)
+				}
+			}
+		})
+	}
+	// The user's own file is held to the same spelling.
+	o := setupUntrusted(t, "", "[Backends.evil]\n"+evil, map[string]string{"RLM_MODEL": "gpt-4o"}, nil)
+	if _, err := Load(o); err == nil || !strings.Contains(err.Error(), "unknown key Backends.evil") {
+		t.Fatalf("user file [Backends.evil]: %v; want an unknown key", err)
+	}
+}

@@ -26,7 +26,9 @@
 // in flight are stopped too); a session answers only the connection that opened it. A slot is
 // given back on every way out of a call, within 2 s of a cancellation even when the call is
 // blocked opening a file. Every number a client sends is range-checked before it is converted. A client names files and
-// directories only inside Options.Roots (checked by name, then again with symlinks resolved); a
+// directories only inside Options.Roots and outside RLM_HOME, resolved as the sessions' file
+// tools resolve paths (symlinks followed inside the roots only, nothing outside them looked at,
+// one answer for every path outside); a
 // run's budgets come from Options.Model, and a client may lower a run's limits but never raise
 // them above the server's.
 //
@@ -44,5 +46,6 @@
 // streamable HTTP transport on loopback only, unless HTTPOptions.AllowRemote is set together
 // with a bearer token, which every request must then carry. Every read from an HTTP client has
 // a deadline and a size cap, the token is checked before the body is read, and the client
-// connections open at once are bounded (HTTPOptions.MaxConns).
+// connections open at once are bounded (HTTPOptions.MaxConns), in a way that connections which
+// never send a whole request cannot keep a client that does out (pool, in conns.go).
 package mcpserver

@@ -22,8 +22,9 @@ type HTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry
 	// ("Authorization: Bearer TOKEN"); required for a remote address.
 	Token string
-	// MaxConns bounds the client connections open at once (256); one more is answered 503 and
-	// closed.
+	// MaxConns bounds the client connections open at once (256). At the bound, a new connection
+	// takes the place of the oldest that has not yet sent a whole request (with the token, when
+	// there is one); when every one has, it is answered 503 and closed (see pool).
 	MaxConns int
 	// Ready, when set, is called with the address listened on, before the first request.
 	Ready func(net.Addr)
@@ -61,7 +62,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	if o.MaxConns <= 0 {
 		o.MaxConns = DefaultMaxConns
 	}
-	ln, err := listen(ctx, addr, o.MaxConns)
+	ln, err := listen(ctx, addr, o.MaxConns, o.Token == "")
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,8 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 3 * s.opts.IdleTimeout, Logger: s.opts.Logger, MaxRequestBodyBytes: maxBodyBytes})
 	handler := bounded(o.Token, http.NewCrossOriginProtection().Handler(live.track(h)))
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
+		ConnState: ln.state, ConnContext: withConn}
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -91,9 +93,10 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 }
 
 // bounded checks the bearer token (when there is one), then reads the request's body whole,
-// under bodyTimeout and maxBodyBytes, before next sees the request; then it lifts the read
-// deadline, and gives each write of the response writeTimeout. A request refused before its
-// body is read is answered with its connection closed, and the unread body is not waited for.
+// under bodyTimeout and maxBodyBytes, before next sees the request; then it marks the
+// connection proved (pool), lifts the read deadline, and gives each write of the response
+// writeTimeout. A request refused before its body is read is answered with its connection
+// closed, and the unread body is not waited for.
 func bounded(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
@@ -119,6 +122,7 @@ func bounded(token string, next http.Handler) http.Handler {
 			return
 		}
 		_ = rc.SetReadDeadline(time.Time{})
+		proved(r) // its connection is not closed for another until the response is done
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		next.ServeHTTP(&timedWriter{ResponseWriter: w, rc: rc}, r)
 	})

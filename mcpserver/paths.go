@@ -1,12 +1,15 @@
 package mcpserver
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // realRoots resolves the server's roots to absolute directories: as given (cleaned), and real.
@@ -40,11 +43,23 @@ func resolveRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-// allowed resolves the paths a client named (relative ones against the first root) and refuses
-// any that is missing or outside the server's roots once symlinks are resolved, or inside
-// RLM_HOME (Options.Home: every client's workspaces, the audit database, the logs) as named or
-// resolved. what names the argument ("files", "roots") for the message. The sessions' file
-// tools hide RLM_HOME too (tools.Hidden), for roots that contain it.
+// openResolver opens the server's roots (as the user named them) for allow: the file tools'
+// resolver, with RLM_HOME hidden.
+func openResolver(given []string, home string) (*tools.Files, error) {
+	f, err := tools.NewFiles(given, "", tools.FileLimits{}, home)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: the roots: %w", err)
+	}
+	return f, nil
+}
+
+// allowed resolves the paths a client named (relative ones against the first root, as the user
+// named it) and refuses any that is missing, or that leads outside the server's roots or into
+// RLM_HOME (Options.Home: every client's workspaces, the audit database, the logs). It resolves
+// them as the sessions' file tools do (tools.Files.Resolve): symlinks are followed inside the
+// roots only and nothing outside them is looked at, so every path outside, or in RLM_HOME, gets
+// the one message of outside, whatever exists there. what names the argument ("files",
+// "roots") for the message. The sessions' file tools hide RLM_HOME too, for roots that hold it.
 func (s *Server) allowed(what string, paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -61,59 +76,31 @@ func (s *Server) allow(what, p string) (string, error) {
 	if len(s.roots) == 0 {
 		return "", fault.New(fault.Denied, "%s: this server allows no files; the user must start rlm mcp with --root DIR", what)
 	}
-	abs := filepath.Clean(p)
-	if !filepath.IsAbs(p) {
-		abs = filepath.Join(s.given[0], p)
+	abs := p
+	if !filepath.IsAbs(p) { // not cleaned: ".." is the resolver's, where symlinks count
+		abs = strings.TrimSuffix(s.given[0], string(filepath.Separator)) + string(filepath.Separator) + p
 	}
-	// Outside by its name: refused before the file system is asked, so that the answer says
-	// nothing about what exists outside the roots.
-	if !s.inside(abs, s.given) && !s.inside(abs, s.roots) {
+	real, err := s.files.Resolve(what, abs)
+	switch {
+	case err == nil:
+		return real, nil
+	case errors.Is(err, tools.ErrOutside):
 		return "", s.outside(what, p)
-	}
-	home := s.home()
-	if s.inside(abs, home) {
-		return "", s.inHome(what, p)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fault.New(fault.Schema, "%s: %s does not exist (relative paths are relative to %s); check the name", what, p, s.given[0])
 	}
-	if !s.inside(real, s.roots) {
-		return "", s.outside(what, p)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, what+": ") {
+		msg = what + ": " + msg
 	}
-	if s.inside(real, home) {
-		return "", s.inHome(what, p)
+	if errors.Is(err, tools.ErrDenied) {
+		return "", fault.New(fault.Denied, "%s", msg)
 	}
-	return real, nil
+	return "", fault.New(fault.Schema, "%s", msg)
 }
 
-// home is RLM_HOME as named (absolute) and resolved.
-func (s *Server) home() []string {
-	abs, err := filepath.Abs(s.opts.Home)
-	if err != nil {
-		return []string{s.opts.Home}
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		return []string{abs, real}
-	}
-	return []string{abs}
-}
-
-func (s *Server) inHome(what, p string) error {
-	return fault.New(fault.Denied, "%s: %s is inside this server's RLM_HOME (%s), which holds every client's workspaces and records and which no session may read; use a file outside it",
-		what, p, s.opts.Home)
-}
-
-func (s *Server) inside(path string, roots []string) bool {
-	for _, r := range roots {
-		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
+// outside is the one message for every path outside the roots or in RLM_HOME.
 func (s *Server) outside(what, p string) error {
-	return fault.New(fault.Denied, "%s: %s is outside the directories this server may read (%s); use a file under one of them, or ask the user to restart rlm mcp with --root for its directory",
-		what, p, strings.Join(s.given, ", "))
+	return fault.New(fault.Denied, "%s: %s is outside the directories this server may read (%s) or inside this server's RLM_HOME (%s), which holds every client's workspaces and records; use a file under one of those directories and outside RLM_HOME, or ask the user to restart rlm mcp with --root for its directory",
+		what, p, strings.Join(s.given, ", "), s.opts.Home)
 }

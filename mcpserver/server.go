@@ -14,6 +14,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Defaults of Options.
@@ -57,8 +58,9 @@ type Options struct {
 // Server is an MCP server of rlm's tools. It is safe for concurrent use by many clients.
 type Server struct {
 	opts  Options
-	roots []string // real paths of Options.Roots
-	given []string // Options.Roots, absolute and cleaned, not resolved
+	roots []string     // real paths of Options.Roots
+	given []string     // Options.Roots, absolute and cleaned, not resolved
+	files *tools.Files // the roots, for allow (RLM_HOME hidden)
 	mcp   *mcp.Server
 	rec   *records
 	caps  llm.Budget // the model's budgets: a client may lower them only
@@ -121,6 +123,10 @@ func New(opts Options) (*Server, error) {
 	if s.rec, err = openRecords(opts, s.roots); err != nil {
 		return nil, err
 	}
+	if s.files, err = openResolver(s.given, opts.Home); err != nil {
+		_ = s.rec.close()
+		return nil, err
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "rlm: confined Go/JS sandbox and Recursive Language Model runs", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger, Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: false},
@@ -165,5 +171,6 @@ func (s *Server) Close() error {
 	for _, e := range open {
 		s.finishSession(e, rlm.Failure{Kind: fault.Limit, Message: "the MCP server stopped"})
 	}
+	_ = s.files.Close()
 	return s.rec.close()
 }

@@ -19,11 +19,15 @@
 //     the Hangul fillers, U+034F, U+17B4, U+17B5, U+2800, and Mark: "\u200b" style, "\U000e0041"
 //     beyond U+FFFF;
 //   - a byte that is not part of valid UTF-8: "\xc2" style;
-//   - the first character of a line (after up to 8 spaces or tabs) that starts like one of rlm's
-//     own lines, "⟫", "[agent:", "[batch]", "[worker]" or "rlm:", compared as they read: a
-//     look-alike of the mark, a Cyrillic, Greek or Armenian letter that looks Latin, a
-//     fullwidth form or a colon of another script counts as the character it looks like, and
-//     combining marks are passed over.
+//   - the first character of a line that starts like one of rlm's own lines (OwnStarts: "⟫",
+//     "[agent:", "[batch]", "[worker]", "[eval]", "rlm:", "rlm mcp:"), compared as they read:
+//     up to 8 blanks before it are passed over (spaces and tabs, every other Unicode space,
+//     and characters that show nothing), and so are combining marks, wherever they stand; each
+//     character counts as its skeleton, what it reads as: a table generated from Unicode's
+//     data (the confusables of UTS #39, compatibility decompositions, and the characters whose
+//     names say they point right or are square brackets; internal/skeletongen) maps "≫", "▶",
+//     "˃" to the mark, "ℓ", "Ɩ", "1" to "l", "ꓽ" to ":", "⟦" to "[", "m" and "rn" alike, and
+//     fullwidth and mathematical letters to ASCII.
 //
 // Ordinary text stays readable: accents, CJK, emoji, and the invisible characters that are part
 // of them: a variation selector after a non-ASCII character ("⚠️"), a zero-width joiner inside

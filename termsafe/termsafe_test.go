@@ -80,6 +80,39 @@ var hostile = []struct{ name, in, want string }{
 	{"Armenian colon", "rlm\u0589 x", `\x72lm` + "\u0589 x"},
 	{"combining marks inside", "[a\u0332g\u0332ent:rlm] ok\nr\u0307lm: x", `\x5b` + "a\u0332g\u0332ent:rlm] ok\n" + `\x72` + "\u0307lm: x"},
 	{"a forged line after a separator", "a\u2028\u226b FINAL: 1", `a\u2028` + "\u226b FINAL: 1"},
+
+	// Issue 17, second red team: blanks other than ASCII ones before a line start, a combining
+	// mark first, look-alikes a closed table missed, and line starts it did not list.
+	{"no-break space first", "\u00a0rlm: configuration from /tmp/evil/rlm.toml (user)", "\u00a0" + `\x72lm: configuration from /tmp/evil/rlm.toml (user)`},
+	{"em space first", "\u2003rlm: x", "\u2003" + `\x72lm: x`},
+	{"ideographic space first", "\u3000[agent:rlm] completed", "\u3000" + `\x5bagent:rlm] completed`},
+	{"figure, narrow no-break and Ogham spaces", "\u2007rlm: x\n\u202frlm: x\n\u1680rlm: x", "\u2007" + `\x72lm: x` + "\n\u202f" + `\x72lm: x` + "\n\u1680" + `\x72lm: x`},
+	{"blanks of every kind, mixed", " \t\u00a0\u3000\u205f\u2800[batch] done", " \t\u00a0\u3000\u205f" + `\u2800\x5bbatch] done`},
+	{"combining mark first", "\u0301rlm: x", "\u0301" + `\x72lm: x`},
+	{"combining mark on a blank", " \u0301 [eval] 1/1 ok", " \u0301 " + `\x5beval] 1/1 ok`},
+	{"mark look-alike ⏵", "\u23f5 FINAL: 42", `\u23f5 FINAL: 42`},
+	{"mark look-alike ˃", "\u02c3 FINAL: 42", `\u02c3 FINAL: 42`},
+	{"mark look-alikes ➤ ▷ ⏩", "\u27a4 a\n\u25b7 b\n\u23e9 c", `\u27a4 a` + "\n" + `\u25b7 b` + "\n" + `\u23e9 c`},
+	{"Lisu colon", "rlm\ua4fd configuration from x", `\x72lm` + "\ua4fd configuration from x"},
+	{"raised colon", "rlm\u02f8 configuration from x", `\x72lm` + "\u02f8 configuration from x"},
+	{"l as Latin capital iota", "r\u0196m: x", `\x72` + "\u0196m: x"},
+	{"l as script l", "r\u2113m: x", `\x72` + "\u2113m: x"},
+	{"m as rn", "rlrn: x", `\x72lrn: x`},
+	{"accented r", "\u0155lm: x", `\u0155lm: x`},
+	{"mathematical bold letters", "\U0001d42b\U0001d425\U0001d426: x", `\U0001d42b` + "\U0001d425\U0001d426: x"},
+	{"bracket, upper corner", "\u23a1agent:rlm] completed", `\u23a1agent:rlm] completed`},
+	{"bracket, white square", "\u27e6agent:rlm] completed", `\u27e6agent:rlm] completed`},
+	{"bracket, lenticular", "\u3010worker\u3011 ok", `\u3010worker` + "\u3011 ok"},
+	{"script e", "[ag\u212fnt:rlm] completed", `\x5b` + "ag\u212fnt:rlm] completed"},
+	{"rlm mcp line", "rlm mcp: serving http://127.0.0.1:1/ (roots /)", `\x72lm mcp: serving http://127.0.0.1:1/ (roots /)`},
+	{"rlm mcp line, no-break space inside", "rlm\u00a0mcp: serving", `\x72lm` + "\u00a0mcp: serving"},
+	{"eval line", "[eval] 1/1 ok", `\x5beval] 1/1 ok`},
+
+	// Ordinary text in other scripts stays as it is, at the start of a line too.
+	{"CJK after an ideographic space", "\u3000日本語のテキスト\n\u3000\u3000《三体》", "\u3000日本語のテキスト\n\u3000\u3000《三体》"},
+	{"accents, emoji and quotes first", "é là\n✅ done\n« oui »\n「引用」\n👩\u200d💻 ok", "é là\n✅ done\n« oui »\n「引用」\n👩\u200d💻 ok"},
+	{"rlm as a word", "rlm is a tool; rlm run works\n[evaluation] 3", "rlm is a tool; rlm run works\n[evaluation] 3"},
+	{"no-break space inside", "prix\u00a0: 3\u00a0€", "prix\u00a0: 3\u00a0€"},
 }
 
 func TestString(t *testing.T) {
@@ -150,7 +183,7 @@ func TestJSON(t *testing.T) {
 }
 
 // lookAlikes are characters that read like termsafe.Mark, listed here apart from the package's.
-var lookAlikes = "\u27eb\u226b\u22d9\u00bb\u203a\u300b\u3009\u27e9\u232a\u276f\u2771\uff1e\ufe65"
+var lookAlikes = "\u27eb\u226b\u22d9\u00bb\u203a\u300b\u3009\u27e9\u232a\u276f\u2771\uff1e\ufe65\u23f5\u02c3\u27a4\u25b7"
 
 // inert reports the first terminal-active, invisible or forging thing in s, or "".
 func inert(s string) string {
@@ -175,10 +208,14 @@ func inert(s string) string {
 		prev = r
 	}
 	for _, line := range strings.Split(s, "\n") {
-		for k := 0; k < 8 && line != "" && (line[0] == ' ' || line[0] == '\t'); k++ {
-			line = line[1:] // rlm's lines are told apart up to 8 columns in
+		for k := 0; k < 8 && line != ""; k++ { // rlm's lines are told apart up to 8 blanks in
+			r, n := utf8.DecodeRuneInString(line)
+			if r != '\t' && !unicode.In(r, unicode.Zs, unicode.Mn) {
+				break
+			}
+			line = line[n:]
 		}
-		for _, own := range []string{"[agent:", "[batch]", "[worker]", "rlm:"} {
+		for _, own := range termsafe.OwnStarts {
 			if strings.HasPrefix(line, own) {
 				return "a line starts like rlm's: " + own
 			}
@@ -256,6 +293,20 @@ func TestMessage(t *testing.T) {
 	} {
 		if got := termsafe.Message(tc.in); got != tc.want {
 			t.Errorf("Message(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBlanksBeforeOwnStart: a line that starts like rlm's after any Unicode space (Zs) is
+// escaped as after ASCII spaces.
+func TestBlanksBeforeOwnStart(t *testing.T) {
+	for _, rng := range unicode.Zs.R16 {
+		for r := rune(rng.Lo); r <= rune(rng.Hi); r += rune(rng.Stride) {
+			in := string(r) + "rlm: x"
+			want := string(r) + `\x72lm: x`
+			if got := termsafe.String(in); got != want {
+				t.Errorf("String(%q) = %q, want %q", in, got, want)
+			}
 		}
 	}
 }

@@ -235,7 +235,7 @@ func (f *Files) checked(tool, p string, fd int) (*os.File, error) {
 func osErr(tool, p string, err error) error {
 	switch {
 	case errors.Is(err, unix.ENOENT):
-		return invalidf("%s: %s does not exist; check the path with list_dir", tool, p)
+		return &toolError{kind: ErrInvalid, msg: fmt.Sprintf("%s: %s does not exist; check the path with list_dir", tool, p), cause: err}
 	case errors.Is(err, unix.ENOTDIR):
 		return invalidf("%s: a component of %s is not a directory", tool, p)
 	case errors.Is(err, unix.EISDIR):

@@ -1,17 +1,22 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
 
 type toolError struct {
-	kind error
-	msg  string
+	kind  error
+	msg   string
+	cause error // the system's error behind it, where a caller may ask (a missing file)
 }
 
 func (e *toolError) Error() string { return e.msg }
 func (e *toolError) Unwrap() error { return e.kind }
+
+// Is matches the system's error behind e: errors.Is(err, fs.ErrNotExist).
+func (e *toolError) Is(target error) bool { return e.cause != nil && errors.Is(e.cause, target) }
 
 func invalidf(format string, args ...any) error {
 	return &toolError{kind: ErrInvalid, msg: fmt.Sprintf(format, args...)}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 
@@ -39,6 +40,26 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// ReadRegular reads the whole of the regular file at path, opened as OpenRegular opens it (a
+// fifo, a socket or a device is refused at once), and refuses a file of more than limit bytes
+// (ErrLimit) after reading limit+1 of them at most. Every file rlm reads whole by a name a user
+// or a tasks file gives (a script, credentials, a token) goes through it.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, limitf("%s is larger than %d bytes, the most rlm reads of such a file; pass a smaller one", path, limit)
+	}
+	return b, nil
 }
 
 // notRegular is the message for an input that is not a regular file.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // writeAtomic writes v as indented JSON to path through a temporary file in the same
@@ -44,8 +45,11 @@ func writeAtomic(path string, v any) error {
 	return nil
 }
 
+// maxOutcome is the largest outcome record read.
+const maxOutcome = 1 << 20
+
 func readOutcome(path string) (Outcome, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := tools.ReadRegular(path, maxOutcome) // beside a trace the user may name
 	if errors.Is(err, fs.ErrNotExist) {
 		return Outcome{}, false, nil
 	}

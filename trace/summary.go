@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // lineRecord decodes any line of a trace, ours or the reference's, keeping what a summary needs.
@@ -84,7 +85,7 @@ func summarize(r io.Reader) (Summary, error) {
 }
 
 func summarizeFile(path string) (Summary, error) {
-	f, err := os.Open(path)
+	f, err := tools.OpenRegular(path) // a path the user may name: never wait on a fifo
 	if err != nil {
 		return Summary{}, fmt.Errorf("trace: %w", err)
 	}

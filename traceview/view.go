@@ -3,9 +3,9 @@ package traceview
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/trace"
 )
 
@@ -29,7 +29,7 @@ func Render(w io.Writer, r io.Reader, o Options) error {
 
 // RenderFile renders the trace at path with the outcome kept beside it, if any.
 func RenderFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := tools.OpenRegular(path) // a path the user names: never wait on a fifo
 	if err != nil {
 		return fmt.Errorf("traceview: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/mcpserver"
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // envMCPToken is the bearer token of `rlm mcp --http`, when --token-file is not given.
@@ -60,7 +61,8 @@ under RLM_HOME.
 which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
 clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
 address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
-once the token is checked), each write 30 s, at most 256 connections are open at once, and the
+once the token is checked), each write 30 s, at most 256 connections are open at once (one more
+takes the place of the oldest that has not sent a whole request with the token), and the
 sessions of a client whose event stream closed and did not come back within 5 s are closed.
 SIGINT or SIGTERM stops the server and closes its sessions.`,
 		Args: cobra.NoArgs,
@@ -175,10 +177,13 @@ func mcpRoots(flags []string) ([]string, error) {
 	return []string{wd}, nil
 }
 
+// maxTokenFile is the largest --token-file read.
+const maxTokenFile = 64 << 10
+
 func (f mcpFlags) httpOptions() (mcpserver.HTTPOptions, error) {
 	o := mcpserver.HTTPOptions{AllowRemote: f.allowRemote, Token: os.Getenv(envMCPToken)}
 	if f.tokenFile != "" {
-		b, err := os.ReadFile(f.tokenFile)
+		b, err := tools.ReadRegular(f.tokenFile, maxTokenFile)
 		if err != nil {
 			return o, usageError{err}
 		}

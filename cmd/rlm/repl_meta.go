@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // metaHelp is the one place the meta-commands are described.
@@ -29,7 +29,7 @@ const metaHelp = `:help              this list
 func (sh *shell) meta(line string) (quit bool) {
 	args, err := shlex.Split(line)
 	if err != nil || len(args) == 0 {
-		fmt.Fprintf(sh.err, "cannot parse %q: %v\n", line, err)
+		sh.say(sh.err, styleError, "cannot parse %q: %v", line, err)
 		return false
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -49,7 +49,7 @@ func (sh *shell) meta(line string) (quit bool) {
 		sh.metaPeek(rest)
 	case ":search":
 		if len(rest) != 1 {
-			fmt.Fprintln(sh.err, "usage: :search RE")
+			sh.say(sh.err, styleError, "usage: :search RE")
 			return false
 		}
 		sh.exec(fmt.Sprintf("print(search(context, %s))", strconv.Quote(rest[0])))
@@ -59,7 +59,7 @@ func (sh *shell) meta(line string) (quit bool) {
 		iso := sh.s.Isolation()
 		fmt.Fprintf(sh.out, "%s\nverdict: %s\n", strings.Join(iso.Layers, "\n"), iso.Verdict)
 	default:
-		fmt.Fprintf(sh.err, "unknown command %s; :help lists them\n", cmd)
+		sh.say(sh.err, styleError, "unknown command %s; :help lists them", cmd)
 	}
 	return false
 }
@@ -77,11 +77,11 @@ func (sh *shell) help() {
 
 func (sh *shell) metaOpen(args []string, want int) {
 	if len(args) != 1 || want == 1 && args[0] != "go" && args[0] != "js" {
-		fmt.Fprintln(sh.err, "usage: :lang go|js")
+		sh.say(sh.err, styleError, "usage: :lang go|js")
 		return
 	}
 	if err := sh.open(args[0]); err != nil {
-		fmt.Fprintf(sh.err, "error: %v\n", err)
+		sh.say(sh.err, styleError, "error: %v", err)
 		return
 	}
 	fmt.Fprintf(sh.out, "new %s session\n", sh.lang)
@@ -89,12 +89,12 @@ func (sh *shell) metaOpen(args []string, want int) {
 
 func (sh *shell) metaLoad(args []string) {
 	if len(args) != 1 {
-		fmt.Fprintln(sh.err, "usage: :load FILE")
+		sh.say(sh.err, styleError, "usage: :load FILE")
 		return
 	}
-	src, err := os.ReadFile(args[0])
+	src, err := readLimited(args[0], validator.Policy{}.Effective().MaxSourceBytes)
 	if err != nil {
-		fmt.Fprintf(sh.err, "error: %v\n", err)
+		sh.say(sh.err, styleError, "error: %v", err)
 		return
 	}
 	sh.execFile(args[0], string(src))
@@ -103,13 +103,13 @@ func (sh *shell) metaLoad(args []string) {
 // metaPeek builds the cell from validated integers only, so the arguments cannot inject code.
 func (sh *shell) metaPeek(args []string) {
 	if len(args) != 2 {
-		fmt.Fprintln(sh.err, "usage: :peek OFF LEN")
+		sh.say(sh.err, styleError, "usage: :peek OFF LEN")
 		return
 	}
 	off, err1 := strconv.Atoi(args[0])
 	n, err2 := strconv.Atoi(args[1])
 	if err1 != nil || err2 != nil {
-		fmt.Fprintln(sh.err, ":peek takes two whole numbers: OFF LEN")
+		sh.say(sh.err, styleError, ":peek takes two whole numbers: OFF LEN")
 		return
 	}
 	sh.exec(fmt.Sprintf("print(peek(context, %d, %d))", off, n))

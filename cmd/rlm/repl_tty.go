@@ -38,7 +38,7 @@ func (sh *shell) runTTY() error {
 	if file := historyFile(); file != "" {
 		rl.History.AddFromFile("history", file)
 	} else {
-		fmt.Fprintln(sh.err, "note: no RLM_HOME or home directory; history is not saved")
+		sh.say(sh.err, styleNote, "note: no RLM_HOME or home directory; history is not saved")
 	}
 	rl.AcceptMultiline = func(line []rune) bool {
 		src := string(line)

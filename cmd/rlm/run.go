@@ -186,7 +186,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 		return err
 	}
 	f.lang = string(lang)
-	src, err := os.ReadFile(f.script)
+	src, err := readLimited(f.script, validator.Policy{}.Effective().MaxSourceBytes)
 	if err != nil {
 		return usageError{err}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/trace"
 	"github.com/rlm-sandbox/rlm/traceview"
 )
@@ -38,8 +39,8 @@ Exit status: 0 · 1 malformed trace · 2 usage or unreadable file.`,
 				return err
 			}
 			s, err := trace.SummarizeFile(path)
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				return usageError{err}
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, tools.ErrInvalid) {
+				return usageError{err} // missing, unreadable, or not a regular file
 			}
 			if err != nil {
 				return err
@@ -101,6 +102,9 @@ func writeView(path, out string) error {
 	defer os.Remove(tmp.Name())
 	if err := traceview.RenderFile(tmp, path); err != nil {
 		tmp.Close()
+		if errors.Is(err, tools.ErrInvalid) { // not a regular file: an unreadable trace
+			return usageError{err}
+		}
 		return err
 	}
 	if err := tmp.Close(); err != nil {

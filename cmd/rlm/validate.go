@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/termsafe"
+	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -120,21 +120,16 @@ func validateFile(name string, forced validator.Lang) (fileReport, error) {
 	return fileReport{File: name, Lang: lang, Findings: findings}, nil
 }
 
-// readLimited reads at most limit+1 bytes, enough for the validator to see that a file is over
-// the size cap without reading a huge file into memory.
+// readLimited reads a source file the user names (rlm validate FILE, rlm run --script, the
+// REPL's :load): at most limit+1 bytes, enough for the validator to see that a file is over the
+// size cap without reading a huge file into memory. It opens only a regular file, and never
+// waits on a fifo (tools.OpenRegular).
 func readLimited(name string, limit int) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := tools.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", name)
-	}
 	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }
 

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // Script is an ordered list of replies, the content of a script file.
 type Script []Reply
 
-// Load reads a script file (see the package documentation for the format).
+// maxScriptFile is the largest script file read.
+const maxScriptFile = 64 << 20
+
+// Load reads a script file (see the package documentation for the format): a regular file (a
+// fifo is refused, never waited on) of at most maxScriptFile bytes.
 func Load(path string) (Script, error) {
-	b, err := os.ReadFile(path)
+	b, err := tools.ReadRegular(path, maxScriptFile)
 	if err != nil {
 		return nil, err
 	}

@@ -271,21 +271,52 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-func (c *client) connect(ctx context.Context) (*mcp.ClientSession, *http.Transport, error) {
-	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+// conns is one client's connections, so that it can vanish as a killed process does: every
+// connection closed at once, none opened again, no DELETE sent.
+type conns struct {
+	mu     sync.Mutex
+	open   []net.Conn
+	killed bool
+}
+
+func (k *conns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.killed {
+		return nil, errors.New("soak: this client has vanished")
+	}
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		k.open = append(k.open, c)
+	}
+	return c, err
+}
+
+func (k *conns) kill() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.killed = true
+	for _, c := range k.open {
+		c.Close()
+	}
+}
+
+func (c *client) connect(ctx context.Context) (*mcp.ClientSession, *conns, error) {
+	k := &conns{}
+	tr := &http.Transport{MaxIdleConnsPerHost: 4, DialContext: k.dial}
 	t := &mcp.StreamableClientTransport{Endpoint: c.url, HTTPClient: &http.Client{Transport: bearer{c.token, tr}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("soak-%d", c.id), Version: "1"}, nil).Connect(ctx, t, nil)
 	if err != nil {
-		tr.CloseIdleConnections()
+		k.kill()
 		return nil, nil, err
 	}
-	return cs, tr, nil
+	return cs, k, nil
 }
 
 func (c *client) loop(ctx context.Context) {
 	var vanishedAt time.Time
 	for cycle := 1; ctx.Err() == nil; cycle++ {
-		cs, tr, err := c.connect(ctx)
+		cs, k, err := c.connect(ctx)
 		if err != nil {
 			c.st.fail("connect", short(err.Error()))
 			sleep(ctx, time.Second)
@@ -300,9 +331,8 @@ func (c *client) loop(ctx context.Context) {
 			vanishedAt = time.Time{}
 		}
 		if crash && ctx.Err() == nil {
-			// Vanish: drop every connection without a DELETE or a close of the session.
-			tr.CloseIdleConnections()
-			tr.DisableKeepAlives = true
+			// Vanish: every connection dropped at once, none reopened, no DELETE.
+			k.kill()
 			c.st.mu.Lock()
 			c.st.crashes++
 			c.st.mu.Unlock()
@@ -310,7 +340,7 @@ func (c *client) loop(ctx context.Context) {
 			continue
 		}
 		cs.Close()
-		tr.CloseIdleConnections()
+		k.kill()
 	}
 }
 
@@ -329,9 +359,10 @@ func (c *client) session(ctx context.Context, cs *mcp.ClientSession, cycle int, 
 	if id == "" {
 		return false
 	}
-	decl, incr, bad, busy := "let x = 0", "x += 1", "undefinedName + 1", "while (true) {}"
+	// busy runs past the 1 s cell deadline (a loop the validator accepts: it has an exit).
+	decl, incr, bad, busy := "let x = 0", "x += 1", "undefinedName + 1", "const t0 = Date.now(); while (Date.now() - t0 < 60000) {}"
 	if lang == "go" {
-		decl, incr, bad, busy = "x := 0", "x++", "y := undefinedName + 1", "for {}"
+		decl, incr, bad, busy = "x := 0", "x++", "y := undefinedName + 1", "t0 := time.Now()\nfor time.Since(t0) < time.Minute {\n}"
 	}
 	c.exec(ctx, cs, id, decl, false)
 	for range c.cells {
