@@ -33,7 +33,7 @@ var sizeMethods = map[string]sizeArg{
 // allocCall checks the size arguments of make, of the allowed functions that allocate by a
 // count, and of the methods known to.
 func (g *goChecker) allocCall(n *ast.CallExpr) {
-	switch fun := ast.Unparen(n.Fun).(type) {
+	switch fun := callee(n).(type) {
 	case *ast.Ident:
 		if fun.Name == "make" && len(n.Args) > 1 && g.ev.decls[fun.Name] == nil {
 			per := g.makeElems(n.Args[0])
@@ -117,7 +117,7 @@ func (g *goChecker) constSize(e ast.Expr) (float64, bool) {
 }
 
 // makeElems is how many elements one unit of make's size holds: the element type's (a map's
-// key and value types').
+// key and value types'). A type name counts its largest declaration.
 func (g *goChecker) makeElems(t ast.Expr) float64 {
 	switch t := ast.Unparen(t).(type) {
 	case *ast.ArrayType:
@@ -127,17 +127,23 @@ func (g *goChecker) makeElems(t ast.Expr) float64 {
 	case *ast.ChanType:
 		return g.typeElems(t.Value, 0)
 	case *ast.Ident:
-		if def, ok := g.ev.types[t.Name]; ok {
-			return g.makeElems(def)
+		n := 1.0
+		for _, def := range g.ev.types[t.Name] {
+			n = max(n, g.makeElems(def))
 		}
+		return n
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		x, args := typeArgs(t)
+		return g.makeElems(x) * g.argElems(args)
 	}
 	return 1
 }
 
 // typeElems counts the elements a value of type t holds inline: an array's length times its
-// element's, a struct's fields' sum, 1 for anything else. Unknown lengths count as 1.
+// element's, a struct's fields' sum, 1 for anything else. Unknown lengths count as 1. A type
+// name counts its largest declaration (whatever scope each is in), computed once.
 func (g *goChecker) typeElems(t ast.Expr, depth int) float64 {
-	if depth > 32 {
+	if depth > 64 { // inline type literals nest no deeper than the pre-scan's limit
 		return 1
 	}
 	switch t := t.(type) {
@@ -158,11 +164,62 @@ func (g *goChecker) typeElems(t ast.Expr, depth int) float64 {
 		}
 		return max(sum, 1)
 	case *ast.Ident:
-		if def, ok := g.ev.types[t.Name]; ok {
-			return g.typeElems(def, depth+1)
-		}
+		return g.nameElems(t.Name)
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		x, args := typeArgs(t)
+		return g.typeElems(x, depth+1) * g.argElems(args)
 	}
 	return 1
+}
+
+// nameElems is typeElems of a type name: the most any of its declarations holds. A name met
+// again while it is computed (a recursive type, through a pointer or a slice) counts 1.
+func (g *goChecker) nameElems(name string) float64 {
+	if n, ok := g.ev.elems[name]; ok {
+		return max(n, 1)
+	}
+	g.ev.elems[name] = -1
+	n := 1.0
+	for _, def := range g.ev.types[name] {
+		n = max(n, g.typeElems(def, 0))
+	}
+	g.ev.elems[name] = n
+	return n
+}
+
+// typeArgs splits an instantiated generic type, T[A, B], into T and its arguments.
+func typeArgs(t ast.Expr) (ast.Expr, []ast.Expr) {
+	switch t := t.(type) {
+	case *ast.IndexExpr:
+		return t.X, []ast.Expr{t.Index}
+	case *ast.IndexListExpr:
+		return t.X, t.Indices
+	}
+	return t, nil
+}
+
+// argElems bounds what type arguments add: the generic type, counted with each parameter as 1,
+// times each argument's elements bounds it with the arguments in place.
+func (g *goChecker) argElems(args []ast.Expr) float64 {
+	n := 1.0
+	for _, a := range args {
+		n *= g.typeElems(a, 0)
+	}
+	return n
+}
+
+// structType reports a struct type holding more elements than the limit where it crosses it:
+// no field's type does on its own (type t20 struct{ a, b t19 }, twenty levels down).
+func (g *goChecker) structType(n *ast.StructType) {
+	limit := float64(g.c.pol.MaxConstAlloc)
+	for _, f := range n.Fields.List {
+		if g.typeElems(f.Type, 0) > limit {
+			return // reported where the field's type crosses the limit
+		}
+	}
+	if total := g.typeElems(n, 0); total > limit {
+		g.c.report(g.off(n.Pos()), AllocSize, fmt.Sprintf("struct of %s elements is over the limit of %d", formatSize(total), g.c.pol.MaxConstAlloc))
+	}
 }
 
 // arrayType reports an array type holding more elements than the limit, at the outermost

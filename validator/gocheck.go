@@ -17,17 +17,18 @@ type goChecker struct {
 	imported map[string]bool // names imported by this source
 	extra    map[string]bool // names imported by this source that the policy does not know
 	handled  map[*ast.SelectorExpr]bool
-	readOK   map[ast.Expr]bool       // host values in a read-only position (gohost.go)
-	labels   map[*ast.ForStmt]string // the label of a labeled for statement
-	ev       *constEval              // constants, scopes merged (largest value wins)
-	strictEv *constEval              // constants whose names mean nothing else anywhere in the cell
+	readOK   map[ast.Expr]bool          // host values in a read-only position (gohost.go)
+	called   map[*ast.SelectorExpr]bool // functions called directly (gocalled.go)
+	labels   map[*ast.ForStmt]string    // the label of a labeled for statement
+	ev       *constEval                 // constants, scopes merged (largest value wins)
+	strictEv *constEval                 // constants whose names mean nothing else anywhere in the cell
 }
 
 func (c *checker) goCheck(u *GoUnit) {
 	g := &goChecker{
 		c: c, u: u, goSets: c.pol.goSets(),
 		imported: map[string]bool{}, extra: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},
-		readOK: map[ast.Expr]bool{}, labels: map[*ast.ForStmt]string{},
+		readOK: map[ast.Expr]bool{}, labels: map[*ast.ForStmt]string{}, called: map[*ast.SelectorExpr]bool{},
 	}
 	g.imports(u.Decls)
 	g.ev = newConstEval(u, g.pkgPath)
@@ -112,6 +113,7 @@ func (g *goChecker) visit(n ast.Node) bool {
 			g.c.report(g.off(n.Pos()), InitFunc, "func init runs before any check of the cell's result")
 		}
 	case *ast.CallExpr:
+		g.markCalled(n)
 		g.call(n)
 		g.readOnlyArgs(n)
 		g.hostCall(n)
@@ -152,6 +154,8 @@ func (g *goChecker) visit(n ast.Node) bool {
 		}
 	case *ast.ArrayType:
 		g.arrayType(n)
+	case *ast.StructType:
+		g.structType(n)
 	case *ast.CompositeLit:
 		g.literalIndexes(n)
 	case *ast.ForStmt:
@@ -183,6 +187,7 @@ func (g *goChecker) selector(n *ast.SelectorExpr) {
 	if g.handled[n] {
 		return
 	}
+	g.checkedUse(n)
 	if sym, ok := g.deniedSymbol(n); ok {
 		g.c.report(g.off(n.Pos()), DeniedSymbol, fmt.Sprintf("use of %s", sym))
 		return

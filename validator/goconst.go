@@ -42,11 +42,14 @@ type constMemo struct {
 // parentheses, iota, the allowed packages' constants, and the constants the cell declares.
 // Scopes are ignored on purpose: where several constants share a name, a use of the name takes
 // the largest value (strict mode: a name also declared as something else is not a constant).
+// Types likewise: a type name counts the most elements any of its declarations holds, and
+// converts to each basic type it is declared with, keeping the largest result.
 type constEval struct {
 	decls   map[string][]*constDecl
-	types   map[string]ast.Expr // the cell's type declarations
-	strict  bool                // names with any non-constant declaration do not evaluate
-	other   map[string]bool     // names declared as variables, parameters, functions or types
+	types   map[string][]ast.Expr // the cell's type declarations, every one of each name
+	elems   map[string]float64    // elements per value of each type name (goalloc.go); -1 while computed
+	strict  bool                  // names with any non-constant declaration do not evaluate
+	other   map[string]bool       // names declared as variables, parameters, functions or types
 	inConst map[*ast.ValueSpec]bool
 	pkg     func(*ast.SelectorExpr) string
 	memo    map[*constDecl]*constMemo
@@ -59,7 +62,7 @@ type constEval struct {
 const maxConstSteps = 1 << 20
 
 func newConstEval(u *GoUnit, pkg func(*ast.SelectorExpr) string) *constEval {
-	e := &constEval{decls: map[string][]*constDecl{}, types: map[string]ast.Expr{}, other: map[string]bool{},
+	e := &constEval{decls: map[string][]*constDecl{}, types: map[string][]ast.Expr{}, elems: map[string]float64{}, other: map[string]bool{},
 		inConst: map[*ast.ValueSpec]bool{}, pkg: pkg, memo: map[*constDecl]*constMemo{}}
 	visit := func(n ast.Node) bool {
 		e.collect(n)
@@ -80,7 +83,7 @@ func (e *constEval) collect(n ast.Node) {
 			e.constSpecs(n)
 		}
 	case *ast.TypeSpec:
-		e.types[n.Name.Name] = n.Type
+		e.types[n.Name.Name] = append(e.types[n.Name.Name], n.Type)
 		e.other[n.Name.Name] = true
 	case *ast.ValueSpec:
 		if e.isVar(n) {

@@ -348,9 +348,21 @@ func (e *constEval) complexOf(args []ast.Expr) (cval, bool) {
 }
 
 // convert applies a conversion to a basic type, or to a named type whose underlying type is
-// basic (declared in the cell or by an allowed package).
+// basic (declared in the cell or by an allowed package). A name the cell declares as several
+// types converts to each, and the largest result counts.
 func (e *constEval) convert(t ast.Expr, v cval) (cval, bool) {
-	basic := e.basicOf(t, 0)
+	best, found := cval{}, false
+	for _, basic := range e.basicsOf(t, 0) {
+		r, ok := convertTo(basic, v)
+		if ok && (!found || larger(r, best) || r.num != nil && best.num == nil) { // a size over a string
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// convertTo converts v to a basic type.
+func convertTo(basic string, v cval) (cval, bool) {
 	switch {
 	case basic == "":
 		return cval{}, false
@@ -381,25 +393,32 @@ func (e *constEval) convert(t ast.Expr, v cval) (cval, bool) {
 	return v, v.num.Kind() != constant.Unknown
 }
 
-// basicOf returns the basic type a type expression denotes, or "".
-func (e *constEval) basicOf(t ast.Expr, depth int) string {
+// basicsOf returns the basic types a type expression may denote: one, or one for each of the
+// cell's declarations of a name, or none.
+func (e *constEval) basicsOf(t ast.Expr, depth int) []string {
 	if depth > 32 {
-		return ""
+		return nil
 	}
 	switch t := t.(type) {
 	case *ast.ParenExpr:
-		return e.basicOf(t.X, depth+1)
+		return e.basicsOf(t.X, depth+1)
 	case *ast.SelectorExpr:
-		return packageBasics[e.pkg(t)]
+		if b := packageBasics[e.pkg(t)]; b != "" {
+			return []string{b}
+		}
 	case *ast.Ident:
-		if def, ok := e.types[t.Name]; ok {
-			return e.basicOf(def, depth+1)
+		if defs, ok := e.types[t.Name]; ok {
+			var out []string
+			for _, def := range defs {
+				out = append(out, e.basicsOf(def, depth+1)...)
+			}
+			return out
 		}
 		if isBasicType(t.Name) {
-			return strings.NewReplacer("byte", "uint8", "rune", "int32").Replace(t.Name)
+			return []string{strings.NewReplacer("byte", "uint8", "rune", "int32").Replace(t.Name)}
 		}
 	}
-	return ""
+	return nil
 }
 
 func isBasicType(name string) bool {

@@ -61,11 +61,15 @@ func (c *checker) jsPrescan() bool {
 	switch {
 	case !s.ok:
 		c.report(0, Depth, "the pre-scan cannot bound this source's nesting: too many '/' and '`' that could start a regex or template or not")
+	case s.bad >= 0 && s.badWhy == badArrow:
+		c.report(s.bad, Depth, "this => follows no arrow function's parameters where an expression starts (after =, (, [, a comma, =>, ?, :, return, throw); the parser would read the code before it again and again: put the arrow function where its value is used, or fix the syntax")
+	case s.bad >= 0:
+		c.report(s.bad, Depth, "the operand of this ++ or -- is no variable, property or element (x, a.b, a[i]); the parser would read it again and again: assign to a variable instead, or fix the syntax")
 	case !c.checkDepth(&s.nest):
 	case s.arrows > maxArrows(c.pol.MaxDepth):
 		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", s.arrows, maxArrows(c.pol.MaxDepth)))
 	case s.work > workLimit:
-		c.report(0, Depth, fmt.Sprintf("arrow functions nest in one another's parameter lists so deeply that parsing takes %s steps (the parser reads each level twice), over the limit of %d; declare the inner functions first", formatSize(float64(s.work)), workLimit))
+		c.report(0, Depth, fmt.Sprintf("arrow functions nest in one another's parameter lists so deeply that parsing takes %s steps (the parser reads a parameter list again at its =>), over the limit of %d; declare the inner functions first", formatSize(float64(s.work)), workLimit))
 	default:
 		return true
 	}

@@ -35,12 +35,22 @@ type jsLexer struct {
 	prev     string // the previous token if it is a punctuator or keyword (jsrecover.go)
 	skipping bool   // after a syntax error, skipping to a statement keyword as goja does
 
-	work       []workFrame // the parser's work inside each open bracket (jsreparse.go)
-	workBase   int         // the work outside every bracket
-	maxWork    int         // the most work any group took
-	pending    int         // the work of the group that closed last, until the next token
-	closed     bool        // pending is set
-	afterAsync bool        // the previous token is the word async
+	work     []workFrame // the parser's work inside each open bracket (jsreparse.go)
+	base     workFrame   // the work outside every bracket
+	maxWork  int         // the most work any bracket took
+	braceEnd bool        // the previous token is a '}' that ends no template substitution
+
+	okNext    bool         // an arrow function may start at the next token (jsarrow.go)
+	headOK    bool         // the previous token ends an arrow function's parameters where one may start
+	lastHead  bool         // the '(' of the bracket that closed last was where an arrow function may start
+	lastGroup int          // the work inside the bracket that closed last
+	headWork  int          // the work inside the parameter list the previous token ends
+	bad       int          // where the source is rejected unparsed (badArrow, badUpdate); -1: nowhere yet
+	badWhy    int          // why
+	upd       []updOperand // the operands of prefix ++ and -- being read (jsupdate.go)
+	// recovered: this reading went through goja's skipping after a syntax error, so what it
+	// reads as code may be a template's or a string's text to the others (jsarrow.go).
+	recovered bool
 
 	lastResync int // where the last statement keyword starts: no reading skips to one after it
 }
@@ -62,7 +72,7 @@ const (
 )
 
 func newJSLexer(src []byte, limit int) *jsLexer {
-	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src),
+	l := &jsLexer{src: src, slash: slashRegex, lastResync: lastResync(src), bad: -1,
 		parens: make([]uint8, 0, 16), braces: make([]uint8, 0, 16), kinds: make([]byte, 0, 32),
 		work: make([]workFrame, 0, 32)}
 	l.n.stack = make([]int, 0, 32)
@@ -96,12 +106,14 @@ func (l *jsLexer) read() {
 	case (c == '"' || c == '\'' || c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9') && l.fork && l.objectKey(false, true):
 		l.skipping = true
 	case c == '"' || c == '\'':
+		l.updToken('o', "", l.i)
 		l.token(false)
 		l.skipString(c)
 		l.after(slashDiv)
 	case c == '`':
 		l.splitSkip()
-		l.token(false)
+		l.updToken('t', "", l.i)
+		l.token(true) // a template after a line break is tagged by what came before
 		l.i++
 		l.skipTemplate()
 	case c == '/' && l.slash != slashDiv:
@@ -109,12 +121,14 @@ func (l *jsLexer) read() {
 		if l.slash == slashEither {
 			l.split(func(d *jsLexer) { d.slash = slashDiv })
 		}
+		l.updToken('o', "", l.i)
 		l.token(false)
 		l.skipRegex()
 		l.after(slashDiv)
 	case isJSIdentStart(c):
 		l.word()
 	case c >= '0' && c <= '9' || c == '.' && l.at(1) >= '0' && l.at(1) <= '9':
+		l.updToken('o', "", l.i)
 		l.token(false)
 		l.skipNumber()
 		l.after(slashDiv)
@@ -173,7 +187,8 @@ var jsResync = map[string]bool{
 func (l *jsLexer) resyncAt(k int) {
 	l.i = k
 	l.slash, l.exprEnd, l.newline, l.head, l.dot = slashRegex, false, false, false, false
-	l.prev, l.atKey, l.afterKey = "", false, false
+	l.prev, l.atKey, l.afterKey, l.braceEnd = "", false, false, false
+	l.okNext, l.headOK = false, false
 }
 
 func (l *jsLexer) clone() *jsLexer {
@@ -183,6 +198,7 @@ func (l *jsLexer) clone() *jsLexer {
 	d.n.stack = append([]int(nil), l.n.stack...)
 	d.kinds = append([]byte(nil), l.kinds...)
 	d.work = append([]workFrame(nil), l.work...)
+	d.upd = append([]updOperand(nil), l.upd...)
 	d.forks = nil
 	return &d
 }
@@ -217,13 +233,18 @@ func (l *jsLexer) tokenP(continues bool, p string) {
 	if l.newline && l.exprEnd && !continues {
 		l.n.reset()
 	}
+	asi := l.newline && (l.exprEnd || l.braceEnd) && !continues
 	l.newline = false
 	l.charge(p)
+	if asi { // a name, number or string after a line break: no expression goes on into it
+		l.top().hardEnd()
+	}
 }
 
 // after records what the finished token allows next.
 func (l *jsLexer) after(s slashMode) {
-	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.afterAsync = s, s == slashDiv, false, false, "", false
+	l.slash, l.exprEnd, l.head, l.dot, l.prev, l.braceEnd = s, s == slashDiv, false, false, "", false
+	l.okNext, l.headOK = false, false
 }
 
 func (l *jsLexer) word() {
@@ -236,7 +257,10 @@ func (l *jsLexer) word() {
 		l.i, l.skipping = start, true
 		return
 	}
+	l.updToken('w', string(l.src[start:l.i]), start)
+	ok := l.okNext
 	l.token(info.continues)
+	defer l.arrowWord(string(l.src[start:l.i]), ok)
 	if l.dot { // a property name: .in, ?.return
 		if info.resync { // after a syntax error, goja starts parsing again at it
 			l.split(func(d *jsLexer) { d.resyncAt(start) })
@@ -247,6 +271,12 @@ func (l *jsLexer) word() {
 	if info.chain {
 		l.n.bump(start)
 	}
+	if info.restart {
+		l.restart()
+	}
+	if info.stmt {
+		l.top().hardEnd()
+	}
 	head := info.head || info.await && l.head // for await (
 	switch {
 	case info.slash != slashDiv:
@@ -256,7 +286,10 @@ func (l *jsLexer) word() {
 	default:
 		l.after(slashDiv)
 	}
-	l.head, l.afterAsync = head, info.async
+	l.head = head
+	if info.more { // function and class go on: a name after them is theirs
+		l.exprEnd = false
+	}
 }
 
 // wordInfo is what a word means to the lexer.
@@ -269,6 +302,9 @@ type wordInfo struct {
 	await     bool
 	async     bool
 	getSet    bool // get, set: an object literal key may follow
+	restart   bool // yield, async: goja's parser may go back to the token after it (jsreparse.go)
+	stmt      bool // a statement starts here: no expression goes on past it
+	more      bool // function, class: what follows is theirs, even after a line break
 }
 
 // jsWords describes the words that mean more than a name.
@@ -292,6 +328,10 @@ var jsWords = func() map[string]wordInfo {
 	set("await", func(i *wordInfo) { i.await = true })
 	set("async", func(i *wordInfo) { i.async = true })
 	set("get set", func(i *wordInfo) { i.getSet = true })
+	set("yield async", func(i *wordInfo) { i.restart = true })
+	set(`break case catch const continue debugger default do else finally for if return switch
+		throw try var while with`, func(i *wordInfo) { i.stmt = true })
+	set("function class", func(i *wordInfo) { i.more = true })
 	return m
 }()
 
@@ -316,15 +356,24 @@ func (l *jsLexer) identPart() bool {
 func (l *jsLexer) punct() {
 	start := l.i
 	p := jsPunct(l.src[l.i:])
+	if p == "=>" {
+		l.arrowWork(start)
+	}
 	if l.fork && l.syntaxError(p) {
 		l.skipping = true
 		return
 	}
 	l.objectPunct(p)
+	l.updToken('p', p, start)
 	l.i += len(p)
+	ok, colonOK := l.okNext, p == ":" && l.colonOK()
 	l.tokenP(true, p)
 	prefix := (p == "++" || p == "--") && (!l.exprEnd || l.newline)
 	l.punctRead(p, start)
+	l.arrowToken(p, ok, colonOK)
+	if prefix {
+		l.updStart()
+	}
 	if operandNext[p] && (p != "++" && p != "--" || prefix) || p == ":" {
 		l.prev = p
 	}
@@ -421,7 +470,7 @@ func (l *jsLexer) closeBrace() {
 	l.closeWork()
 	l.n.close()
 	if f == flagEither {
-		l.split(func(d *jsLexer) { d.after(slashEither) })
+		l.split(func(d *jsLexer) { d.after(slashEither); d.braceEnd = true })
 		f = flagYes
 	}
 	if f == flagYes {
@@ -429,6 +478,7 @@ func (l *jsLexer) closeBrace() {
 		return
 	}
 	l.after(slashEither)
+	l.braceEnd = true
 }
 
 func (l *jsLexer) popKind() {
@@ -568,6 +618,7 @@ func (l *jsLexer) skipTemplate() {
 			l.n.open(l.i)
 			l.i += 2
 			l.after(slashRegex)
+			l.okNext = true
 			return
 		default:
 			l.i++

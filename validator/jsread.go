@@ -22,7 +22,7 @@ func jsScan(src []byte, limit, workLimit int) (s jsScanResult) {
 	start.fork = true
 	live := []*jsLexer{start}
 	budget := maxScanWork * (len(src) + 64)
-	s.ok = true
+	s.ok, s.bad = true, -1
 	for len(live) > 0 {
 		if budget--; budget < 0 || len(live) > maxReadings {
 			s.ok = false
@@ -31,12 +31,13 @@ func jsScan(src []byte, limit, workLimit int) (s jsScanResult) {
 		k := minReading(live)
 		l := live[k]
 		if l.i >= len(src) {
+			l.updEnd()
 			s.add(l)
 			live = slices.Delete(live, k, k+1)
 			continue
 		}
 		l.step()
-		if l.n.over() || l.arrows > maxArrows(limit) || l.maxWork > workLimit {
+		if l.n.over() || l.arrows > maxArrows(limit) || l.maxWork > workLimit || l.bad >= 0 {
 			s.add(l)
 			return s
 		}
@@ -57,6 +58,9 @@ type jsScanResult struct {
 	arrows int
 	work   int
 	ok     bool
+	// bad is where the source is rejected unparsed for what goja would read again and again
+	// (badArrow, badUpdate); -1: nowhere.
+	bad, badWhy int
 }
 
 func (s *jsScanResult) add(l *jsLexer) {
@@ -64,6 +68,9 @@ func (s *jsScanResult) add(l *jsLexer) {
 		s.nest = l.n
 	}
 	s.arrows, s.work = max(s.arrows, l.arrows), max(s.work, l.maxWork)
+	if l.bad >= 0 && (s.bad < 0 || l.bad < s.bad) {
+		s.bad, s.badWhy = l.bad, l.badWhy
+	}
 }
 
 // Bounds of the scan's own work.
@@ -103,7 +110,9 @@ func (l *jsLexer) sameState(o *jsLexer) bool {
 		return l.skipping && o.skipping && l.i == o.i
 	}
 	return l.i == o.i && l.slash == o.slash && l.exprEnd == o.exprEnd && l.newline == o.newline &&
-		l.head == o.head && l.dot == o.dot && l.prev == o.prev && l.skipping == o.skipping && l.atKey == o.atKey && l.afterKey == o.afterKey
+		l.head == o.head && l.dot == o.dot && l.prev == o.prev && l.skipping == o.skipping &&
+		l.atKey == o.atKey && l.afterKey == o.afterKey && l.braceEnd == o.braceEnd &&
+		l.okNext == o.okNext && l.headOK == o.headOK && slices.Equal(l.upd, o.upd)
 }
 
 // absorb makes l cover o too: every stack keeps, level by level from the top, the deeper or
@@ -113,10 +122,7 @@ func (l *jsLexer) absorb(o *jsLexer) {
 	l.braces = mergeFlags(l.braces, o.braces)
 	l.kinds = mergeKinds(l.kinds, o.kinds)
 	l.work = mergeWork(l.work, o.work)
-	l.workBase, l.maxWork = max(l.workBase, o.workBase), max(l.maxWork, o.maxWork)
-	if o.closed {
-		l.pending, l.closed = max(l.pending, o.pending), true
-	}
+	l.base, l.maxWork = mergeFrame(l.base, o.base), max(l.maxWork, o.maxWork)
 	l.n.stack = mergeDepths(l.n.stack, o.n.stack)
 	l.n.cur = max(l.n.cur, o.n.cur)
 	if o.n.max > l.n.max {
@@ -124,6 +130,8 @@ func (l *jsLexer) absorb(o *jsLexer) {
 	}
 	l.arrows = max(l.arrows, o.arrows)
 	l.open = l.open || o.open
+	l.recovered = l.recovered || o.recovered
+	l.headWork = max(l.headWork, o.headWork)
 }
 
 // mergeFlags merges two flag stacks aligned at the top: equal entries stay, others become

@@ -71,6 +71,11 @@ func (l *jsLexer) syntaxError(p string) bool {
 // skipping at one.
 func (l *jsLexer) skipRead() {
 	c := l.src[l.i]
+	l.upd = l.upd[:0] // goja skips the rest of any operand: nothing more to tell of it
+	l.recovered = true
+	if c > ' ' && c != '/' { // goja reads each skipped token: it counts as work (comments do not)
+		l.addWork(1)
+	}
 	switch {
 	case c == '\n' || c == '\r':
 		l.newline = true

@@ -45,10 +45,20 @@ func hostileJS() map[string]string {
 		"arrows at limit, params":  r("(a=(b=>0))=>", 255) + "1;\n" + r("(a=(b=>0))=>0;\n", 256),
 		// goja reads a parenthesised arrow parameter list twice, so lists nested in default
 		// values cost 2^k.
-		"reparse, defaults": r("(a=", 24) + "0" + r(")=>0", 24),
-		"reparse, async":    r("async(a=", 24) + "0" + r(")=>0", 24),
-		"reparse, pattern":  r("({a=", 24) + "0" + r("})=>0", 24),
-		"reparse, at limit": r("(a=", 14) + "0" + r(")=>0", 14) + ";\n" + r("x=1;\n", 20000),
+		"reparse, defaults": "x=" + r("(a=", 24) + "0" + r(")=>0", 24),
+		"reparse, async":    "x=" + r("async(a=", 24) + "0" + r(")=>0", 24),
+		"reparse, pattern":  "x=" + r("({a=", 24) + "0" + r("})=>0", 24),
+		"reparse, at limit": "x=" + r("(a=", 14) + "0" + r(")=>0", 14) + ";\n" + r("x=1;\n", 20000),
+		// goja goes back further from an => that follows no parameter list where an arrow
+		// function may start, and from a yield's ++ on no reference (issue 17, second red team,
+		// finding 4: the red team's form, at a statement start after debugger and a line break).
+		"reparse, after debugger": nestJS(reparseForms["after debugger"], "0", 22),
+		"reparse, two lists":      nestJS(reparseForms["two lists"], "b", 22),
+		"reparse, brackets taken": nestJS(reparseForms["brackets taken"], "b", 22),
+		"reparse, yield ++":       nestJS(reparseForms["yield ++(...)"], "b", 22),
+		// The same in what reads as a template unless goja skips tokens after a syntax error.
+		"reparse, skipped template": "x = ) `if(0);\n" + nestJS(reparseForms["two lists"], "b", 22) + "`",
+		"reparse, skipped, yield":   "x = ) `if(0);\n" + nestJS(reparseForms["yield, yield"], "b", 14) + "`",
 		// goja's error recovery re-enters the parse inside the brackets it skipped out of, so
 		// nesting accumulates over repeated syntax errors the pre-scan cannot see.
 		"recovery, parens":   fill("do((((((x=;))))))"),
@@ -186,6 +196,10 @@ func FuzzJSPrecheckBound(f *testing.F) {
 	}
 	for _, u := range recoveryUnits {
 		f.Add(u, uint16(4000))
+	}
+	for _, form := range reparseForms { // nested, and as units to repeat
+		f.Add(nestJS(form, "b", 22), uint16(1))
+		f.Add(form, uint16(2000))
 	}
 	f.Fuzz(func(t *testing.T, unit string, reps uint16) {
 		if unit == "" {

@@ -1,0 +1,4 @@
+// class: J13 expect: reject effect: hang rule: depth
+// a => after two names in parentheses: goja takes the second name for the ')' it expected, and
+// each level's => reaches back over two brackets it never closed (2^k).
+(a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( (a) ( b a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ; a=> (a) debugger ;

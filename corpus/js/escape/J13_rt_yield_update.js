@@ -1,0 +1,4 @@
+// class: J13 expect: reject effect: hang rule: depth
+// ++ on what is no reference: the yield's operand fails to parse, and goja reads it again as
+// statements (2^k).
+a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = a = function*(){yield ++(c = b)})})})})})})})})})})})})})})})})})})})})})})})})})}
