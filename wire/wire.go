@@ -1,4 +1,4 @@
-package repl
+package wire
 
 import (
 	"bufio"
@@ -6,30 +6,48 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-// The worker protocol: one JSON object per line in each direction.
+// Version is the protocol's version. Both sides send it in the handshake (Init, Ready), and a
+// side that gets another version stops: a worker binary from another build is never used
+// silently. Change it with any change to a message below; TestShapeIsVersioned holds the shape
+// that goes with each version.
+const Version = 1
+
+// The operations, Message.Op.
 //
 // parent -> worker: init, exec, reply (the answer to a call), validate, shutdown.
 // worker -> parent: ready (after init), call (a host call for the parent), result (of an exec or
 // a validate).
-//
+const (
+	OpInit     = "init"
+	OpExec     = "exec"
+	OpReply    = "reply"
+	OpValidate = "validate"
+	OpShutdown = "shutdown"
+	OpReady    = "ready"
+	OpCall     = "call"
+	OpResult   = "result"
+)
+
 // The parent treats everything the worker sends as hostile: sizes are bounded on both sides
-// (maxLine, the journal rooms, maxLoggedCalls), and a call or reply carries the id of the exec
+// (MaxLine, the journal rooms, MaxLoggedCalls), and a call or reply carries the id of the exec
 // it belongs to, so an answer can never reach a later cell.
 
-// maxLine bounds one protocol line; the output cap keeps results far below it.
-const maxLine = 64 << 20
+// MaxLine bounds one protocol line; the output cap keeps results far below it.
+const MaxLine = 64 << 20
 
-type message struct {
+// Message is one line of the protocol. Op says which of the optional parts it carries.
+type Message struct {
 	Op string `json:"op"`
 
 	// init
-	Init *initMsg `json:"init,omitempty"`
+	Init *Init `json:"init,omitempty"`
 
 	// exec, result, call and reply: the exec's id
 	ID     int64  `json:"id,omitempty"`
@@ -37,8 +55,8 @@ type message struct {
 	Replay bool   `json:"replay,omitempty"` // exec: a journal replay; calls are answered from Journal
 
 	// Journal holds the results a replay cannot recompute (file tools, sub-calls), as a JSON
-	// list of journalEntry. exec (replay): what to serve; result: what the cell consumed. The
-	// parent keeps it as bytes and never decodes it.
+	// list of the worker's journal entries. exec (replay): what to serve; result: what the cell
+	// consumed. The parent keeps it as bytes and never decodes it.
 	Journal json.RawMessage `json:"journal,omitempty"`
 	// CellRoom and SessionRoom bound the journal of an exec: bytes this cell may keep, and bytes
 	// the session has left. A call whose result would not fit fails with a limit error.
@@ -50,18 +68,19 @@ type message struct {
 	Findings validator.List `json:"findings,omitempty"`
 
 	// result
-	Result *cellResult `json:"result,omitempty"`
-	Tools  *toolLog    `json:"tools,omitempty"` // the cell's host calls, in bounded form
+	Result *Result  `json:"result,omitempty"`
+	Tools  *ToolLog `json:"tools,omitempty"` // the cell's host calls, in bounded form
 
 	// call and reply
-	Call *call `json:"call,omitempty"`
+	Call *Call `json:"call,omitempty"`
 
 	// ready
-	Ready *readyMsg `json:"ready,omitempty"`
+	Ready *Ready `json:"ready,omitempty"`
 }
 
-// initMsg configures a worker once, before any interpreter exists.
-type initMsg struct {
+// Init configures a worker once, before any interpreter exists.
+type Init struct {
+	Version      int            `json:"version"` // the parent's Version
 	Lang         string         `json:"lang"`
 	Validate     bool           `json:"validate"`
 	Contexts     []string       `json:"contexts"`            // the context files' names, for messages
@@ -72,19 +91,39 @@ type initMsg struct {
 	Hidden       []tools.Hidden `json:"hidden,omitempty"`    // directories the file tools never reach
 	Limits       engine.Limits  `json:"limits"`              // the model-facing caps
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
-	Quota        WorkspaceQuota `json:"quota"`
+	Quota        Quota          `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`
-	MemoryBytes  int64          `json:"memory_bytes,omitempty"`  // Options.WorkerMemory (0: the default)
-	ValidateOnly bool           `json:"validate_only,omitempty"` // no engine: the worker only validates (Validate)
+	JSHeap       uint64         `json:"js_heap,omitempty"`       // the JS engine's live-heap limit (0: its default)
+	ValidateOnly bool           `json:"validate_only,omitempty"` // no engine: the worker only validates
 }
 
-type readyMsg struct {
-	Isolation string   `json:"isolation"` // the verdict: full, degraded(...), none
-	Layers    []string `json:"layers"`
+// Quota bounds what write_file may leave in the workspace; zero fields mean the defaults.
+type Quota struct {
+	Bytes   int64 `json:"bytes,omitempty"`
+	Entries int   `json:"entries,omitempty"`
 }
 
-// call is one host call: made by the worker, answered by the parent.
-type call struct {
+// Root is an allowed directory as the worker gets it: the parent's real path of it and the
+// paths the user named it by (to map absolute paths to it and to name it in messages), and the
+// inherited O_PATH descriptor that every open below it goes through, so the worker never opens a
+// host path by name.
+type Root struct {
+	Path        string   `json:"path"`
+	Names       []string `json:"names,omitempty"` // tools.Dir.Names
+	FD          int      `json:"fd"`
+	FromContext bool     `json:"from_context,omitempty"` // a context file's directory, not named by the user
+}
+
+// Ready is the worker's answer to Init: who it is, and the confinement it applied.
+type Ready struct {
+	Version   int      `json:"version"`         // the worker's Version
+	Build     string   `json:"build,omitempty"` // the worker's BuildID
+	Isolation string   `json:"isolation"`       // the verdict: full, degraded(...), none, or refused
+	Layers    []string `json:"layers"`          // one line per layer; for refused, why
+}
+
+// Call is one host call: made by the worker, answered by the parent.
+type Call struct {
 	Seq    int    `json:"seq"`
 	Name   string `json:"name"`
 	Args   []any  `json:"args,omitempty"`
@@ -92,35 +131,44 @@ type call struct {
 	Err    string `json:"error,omitempty"`
 }
 
-// journalEntry is one host result a replay serves instead of calling again: a file tool's or a
-// sub-call's. Key is a digest of the arguments, so a replay serves each call the result of the
-// same call (in any order: Go's map iteration differs from run to run), and a call the cell did
-// not make the first time is a divergence, never a wrong answer.
-type journalEntry struct {
-	Name   string          `json:"n"`
-	Key    string          `json:"k"`
-	Result json.RawMessage `json:"r,omitempty"`
-	Err    string          `json:"e,omitempty"`
-}
-
-// toolLog is a cell's host calls for the audit trail: the first maxLoggedCalls in full (long
-// arguments and results cut), and the number of calls of every tool.
-type toolLog struct {
-	Calls  []call         `json:"calls,omitempty"`
+// ToolLog is a cell's host calls for the audit trail: the first MaxLoggedCalls in full (long
+// arguments and results cut to LoggedChars), and the number of calls of every tool.
+type ToolLog struct {
+	Calls  []Call         `json:"calls,omitempty"`
 	Counts map[string]int `json:"counts,omitempty"`
 }
 
-// maxLoggedCalls is how many host calls of one cell are logged one by one.
-const maxLoggedCalls = 100
+// MaxLoggedCalls is how many host calls of one cell are logged one by one.
+const MaxLoggedCalls = 100
 
-// cellResult is what the worker reports for one cell.
-type cellResult struct {
-	Stdout    string     `json:"stdout"`
-	Truncated bool       `json:"truncated,omitempty"`
-	Final     *string    `json:"final,omitempty"`
-	Err       *errorInfo `json:"error,omitempty"`
-	Vars      []string   `json:"vars,omitempty"`
-	Locals    []Var      `json:"locals,omitempty"`
+// LoggedChars is how many characters of a logged argument or result are kept (Cut).
+const LoggedChars = 200
+
+// Cut shortens s to LoggedChars characters, marking the cut with "…". It reads no further than
+// the cut: s may be text(ctx)'s 32M characters.
+func Cut(s string) string {
+	i := 0
+	for n := 0; n < LoggedChars; n++ {
+		if i >= len(s) {
+			return s
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
+}
+
+// Result is what the worker reports for one cell.
+type Result struct {
+	Stdout    string       `json:"stdout"`
+	Truncated bool         `json:"truncated,omitempty"`
+	Final     *string      `json:"final,omitempty"`
+	Err       *Error       `json:"error,omitempty"`
+	Vars      []string     `json:"vars,omitempty"`
+	Locals    []engine.Var `json:"locals,omitempty"`
 	// Background is set when the cell left goroutines running. They could print into, or call
 	// tools during, later cells, and a replay could not repeat them: the worker asks to be
 	// replaced (Rebuild), and the cell is not journaled.
@@ -131,25 +179,27 @@ type cellResult struct {
 	Rebuild bool `json:"rebuild,omitempty"`
 }
 
-// errorInfo is an error as it crosses the protocol: a fault kind, a message, a position.
-type errorInfo struct {
+// Error is an error as it crosses the protocol: a fault kind, a message, a position.
+type Error struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	Pos     string `json:"pos,omitempty"`
 }
 
-// conn reads and writes protocol lines. Writes are serialised; reads happen on one goroutine.
-type conn struct {
+// Conn reads and writes protocol lines. Writes are serialised; reads happen on one goroutine.
+type Conn struct {
 	r  *bufio.Reader
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func newConn(r io.Reader, w io.Writer) *conn {
-	return &conn{r: bufio.NewReaderSize(r, 64<<10), w: w}
+// NewConn reads lines from r and writes them to w.
+func NewConn(r io.Reader, w io.Writer) *Conn {
+	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w}
 }
 
-func (c *conn) send(m message) error {
+// Send writes m as one line.
+func (c *Conn) Send(m Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", m.Op, err)
@@ -160,19 +210,20 @@ func (c *conn) send(m message) error {
 	return err
 }
 
-func (c *conn) recv() (message, error) {
+// Recv reads the next line, of at most MaxLine bytes.
+func (c *Conn) Recv() (Message, error) {
 	line, err := readLine(c.r)
 	if err != nil {
-		return message{}, err
+		return Message{}, err
 	}
-	var m message
+	var m Message
 	if err := json.Unmarshal(line, &m); err != nil {
-		return message{}, fmt.Errorf("bad protocol line: %w", err)
+		return Message{}, fmt.Errorf("bad protocol line: %w", err)
 	}
 	return m, nil
 }
 
-// readLine reads one line of at most maxLine bytes.
+// readLine reads one line of at most MaxLine bytes.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
@@ -181,8 +232,8 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 		line = append(line, chunk...)
-		if len(line) > maxLine {
-			return nil, fmt.Errorf("protocol line over %d bytes", maxLine)
+		if len(line) > MaxLine {
+			return nil, fmt.Errorf("protocol line over %d bytes", MaxLine)
 		}
 		if !isPrefix {
 			return line, nil

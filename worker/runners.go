@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"bytes"
@@ -13,13 +13,12 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang"
 	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
-func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
+func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 	lim := cfg.Limits.Effective()
 	switch cfg.Lang {
 	case "go":
@@ -34,23 +33,13 @@ func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 		}
 		return finalCap{r, lim}, nil
 	case "js":
-		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: JSHeapLimit(cfg.Memory)}, host)
+		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: cfg.JSHeap}, host)
 		if err != nil {
 			return nil, err
 		}
 		return finalCap{&jsRunner{e: e}, lim}, nil
 	}
 	return nil, fmt.Errorf("no engine for language %q in this build", cfg.Lang)
-}
-
-// JSHeapLimit is the live heap above which the JavaScript engine stops a cell, for a worker of
-// memory bytes (0: sandbox.DefaultMemoryBytes): half of it, so that the stop comes before the
-// worker runs out (256 MiB for the default 512 MiB). The system prompt states the same value.
-func JSHeapLimit(memory int64) uint64 {
-	if memory <= 0 {
-		memory = sandbox.DefaultMemoryBytes
-	}
-	return uint64(memory / 2)
 }
 
 // finalCap is where the answer's size is enforced, once for both languages and for FINAL and

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 // workerUse is the hidden subcommand a Session re-executes this binary with.
@@ -22,7 +22,7 @@ func newWorkerCmd() *cobra.Command {
 		Annotations: map[string]string{noHome: ""},
 		Args:        cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return repl.Serve(os.Stdin, os.Stdout)
+			return worker.Serve(os.Stdin, os.Stdout)
 		},
 	}
 }
