@@ -36,26 +36,39 @@ type workerProc struct {
 // the default WorkerCommand it runs rlm-worker from beside this executable when that passes
 // its checks and the handshake (find.go), and this executable otherwise.
 func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *wire.Ready, error) {
+	return startFrom(ctx, o, in, sibling)
+}
+
+// startFrom is startWorker with sib as the rlm-worker that the default WorkerCommand may run.
+func startFrom(ctx context.Context, o Options, in *inherited, sib *siblingWorker) (*workerProc, *wire.Ready, error) {
 	if o.Worker.isDefault() {
-		if exe, path, ok := sibling.candidate(); ok {
-			w, ready, err := launch(ctx, o, in, WorkerCommand{Path: path, Args: []string{}}, exe)
+		if exe, path, ok := sib.candidate(); ok {
+			w, ready, err := launch(ctx, o, in, launchSpec{cmd: WorkerCommand{Path: path, Args: []string{}}, exe: exe, sibling: true})
 			var bad *unusableError
 			if !errors.As(err, &bad) {
 				if err == nil {
-					sibling.accept()
+					sib.accept()
 				}
 				return w, ready, err
 			}
-			sibling.refuse(bad.Error())
+			sib.refuse(bad.Error())
 		}
 	}
-	return launch(ctx, o, in, o.Worker.resolve(), nil)
+	return launch(ctx, o, in, launchSpec{cmd: o.Worker.resolve()})
 }
 
-// launch starts the worker wc, or the open file exe when there is one (rlm-worker, which wc
-// names), and makes the handshake.
-func launch(ctx context.Context, o Options, in *inherited, wc WorkerCommand, exe *os.File) (*workerProc, *wire.Ready, error) {
-	cmd, release, err := workerCmd(o, wc, in, exe)
+// launchSpec is the program a worker runs: cmd, or the open file exe that cmd.Path names. A
+// sibling must come from this very build, and a failure to start it or to answer the
+// handshake is an unusableError, after which the session falls back to this executable.
+type launchSpec struct {
+	cmd     WorkerCommand
+	exe     *os.File
+	sibling bool
+}
+
+// launch starts the worker of spec and makes the handshake.
+func launch(ctx context.Context, o Options, in *inherited, spec launchSpec) (*workerProc, *wire.Ready, error) {
+	cmd, release, err := workerCmd(o, spec.cmd, in, spec.exe)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,16 +84,16 @@ func launch(ctx context.Context, o Options, in *inherited, wc WorkerCommand, exe
 		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		err = fmt.Errorf("starting the worker %s: %w", wc.Path, err)
-		if exe != nil {
-			err = &unusableError{path: wc.Path, err: err}
+		err = fmt.Errorf("starting the worker %s: %w", spec.cmd.Path, err)
+		if spec.sibling {
+			err = &unusableError{path: spec.cmd.Path, err: err}
 		}
 		return nil, nil, err
 	}
 	release()
 	w.stdin, w.conn = stdin, wire.NewConn(stdout, stdin)
 	go w.pump()
-	ready, err := w.handshake(ctx, o, in, wc.Path, exe != nil)
+	ready, err := w.handshake(ctx, o, in, spec.cmd.Path, spec.sibling)
 	if err != nil {
 		w.kill()
 		return nil, nil, err

@@ -19,9 +19,10 @@ import (
 )
 
 // The test binary doubles as the worker: with RLM_REPL_TEST_WORKER set it serves the protocol
-// with a fake engine whose one-line commands exercise the session machinery.
+// with a fake engine whose one-line commands exercise the session machinery; as "confined", or
+// started with the default WorkerCommand's argument __worker, with the real ones.
 func TestMain(m *testing.M) {
-	if os.Getenv("RLM_REPL_TEST_WORKER") == "confined" {
+	if os.Getenv("RLM_REPL_TEST_WORKER") == "confined" || (len(os.Args) == 2 && os.Args[1] == "__worker") {
 		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
