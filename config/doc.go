@@ -3,7 +3,7 @@
 //
 //	cfg, err := config.Load(config.Options{Flags: givenFlags}) // ./rlm.toml, $RLM_HOME/config.toml, env, flags
 //	lc, err := cfg.LLM(nil)                                    // the model client's llm.Config, keys read from the environment
-//	cfg.Limits.MaxIterations, cfg.Limits.Engine(), cfg.Source("limits.max_calls")
+//	cfg.Limits.MaxIterations, cfg.Limits.API(), cfg.Source("limits.max_calls")
 //
 // # Precedence
 //
