@@ -20,7 +20,7 @@ import (
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
 func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
-	lim := cfg.Limits.Effective()
+	lim := cfg.Limits
 	switch cfg.Lang {
 	case "go":
 		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs)}, host)
