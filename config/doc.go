@@ -9,8 +9,9 @@
 //
 // A flag beats the environment, which beats the project file (./rlm.toml), which beats the
 // user file ($RLM_HOME/config.toml, RLM_HOME defaulting to ~/.rlm), which beats the built-in
-// default (Defaults, taken from the packages that enforce each limit). Config.Source says which
-// of them gave each value: the flag, the variable, the file's path, or "default".
+// default (Defaults: package limits declares every default and describes each limit).
+// Config.Source says which of them gave each value: the flag, the variable, the file's path, or
+// "default".
 //
 // # Trust
 //
