@@ -135,9 +135,10 @@ type Config struct {
 	extraFiles int               // len(ExtraFiles) in the parent, filled in by WorkerConfig
 }
 
-// DefaultUID is the worker's uid and gid when Config leaves them 0 (nobody): an identity, not a
-// limit. The rlimits' defaults are in package limits.
+// The rlimits' defaults are in package limits.
 const (
+	// DefaultUID is the worker's uid and gid when Config leaves them 0 (nobody): an identity,
+	// not a limit.
 	DefaultUID = 65534
 	// GoHeadroomBytes is added to MemoryBytes for RLIMIT_AS: a Go process reserves address
 	// space well beyond what it uses.
