@@ -14,6 +14,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/internal/record"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 	"github.com/rlm-sandbox/rlm/redact"
@@ -130,7 +131,7 @@ func (r *run) openRecords() error {
 		Home: r.Home, Started: r.started, NoLog: r.NoLog,
 		Task: audit.Task{ID: r.task, Question: r.question, CtxFiles: r.Files, Lang: r.Lang, Model: r.rootModel()},
 		Meta: trace.Metadata{
-			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, controller.DefaultMaxIterations),
+			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, limits.MaxIterations),
 			Backend: "openai", BackendKwargs: map[string]any{"base_url": r.llmCfg.BaseURL, "models": r.llmCfg.Models}, Lang: r.Lang,
 		},
 	}

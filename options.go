@@ -4,18 +4,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-// Defaults of Options.
-const (
-	defaultName    = "rlm"
-	defaultTimeout = 90 * time.Minute
-)
+// defaultName is Options.Name's default: the agent's name in progress lines and call chains.
+const defaultName = "rlm"
 
 // settings are Options checked and with their defaults: what a run uses.
 type settings struct {
@@ -49,7 +46,7 @@ func resolve(opts Options) (settings, error) {
 		}
 	}
 	if s.Timeout <= 0 {
-		s.Timeout = defaultTimeout
+		s.Timeout = limits.RunTimeout
 	}
 	return s, nil
 }
@@ -111,13 +108,13 @@ func (s *settings) recursion() error {
 		return &OptionError{"Name", fmt.Errorf("name %q: want a name without commas or white space", s.Name)}
 	}
 	if s.DepthCap <= 0 {
-		s.DepthCap = guard.DefaultDepthCap
+		s.DepthCap = limits.DepthCap
 	}
 	if s.Depth <= 0 {
 		s.Depth = 1
 	}
 	if s.MaxDepth <= 0 {
-		s.MaxDepth = 1
+		s.MaxDepth = limits.MaxDepth
 	}
 	if s.MaxDepth > s.DepthCap {
 		return &OptionError{"MaxDepth", fmt.Errorf("MaxDepth %d: want 1..%d (DepthCap)", s.MaxDepth, s.DepthCap)}

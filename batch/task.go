@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -222,7 +223,7 @@ func (l Limits) check() error {
 }
 
 // maxScript is the largest script a task may name: the validator's limit on a cell's source.
-func maxScript() int { return validator.Policy{}.Effective().MaxSourceBytes }
+func maxScript() int { return limits.SourceBytes }
 
 func resolvePath(dir, p string) string {
 	if filepath.IsAbs(p) {

@@ -17,15 +17,16 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/redact"
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // maxFileBytes bounds a configuration file: rlm.toml is a page of settings, not data.
 const maxFileBytes = 1 << 20
 
-// ProjectFileName is the project's configuration file, read from the working directory (the
-// file tools' write_file refuses the name).
-const ProjectFileName = tools.ProjectFileName
+// ProjectFileName is the project's configuration file, read from the working directory. The
+// file tools' write_file refuses the name (tools.ProjectFileName, the same: a test checks it;
+// config does not import tools, which would link the context store into every reader of the
+// configuration).
+const ProjectFileName = "rlm.toml"
 
 // Load reads the configuration: the built-in defaults, then the user file, the project file,
 // the environment and the flags, each over the one before (DESIGN: flag > env > project > user

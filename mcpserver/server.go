@@ -13,14 +13,9 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/tools"
-)
-
-// Defaults of Options.
-const (
-	DefaultMaxSessions = 4
-	DefaultIdleTimeout = 10 * time.Minute
 )
 
 // Options configure a Server. The zero value is safe: no file may be named, no model is
@@ -88,10 +83,10 @@ func New(opts Options) (*Server, error) {
 		opts.Home = h
 	}
 	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
+		opts.MaxSessions = limits.MCPSessions
 	}
 	if opts.IdleTimeout <= 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
+		opts.IdleTimeout = limits.MCPIdle
 	}
 	if opts.Name == "" {
 		opts.Name = "rlm"

@@ -13,14 +13,14 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang"
 	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
 func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
-	lim := cfg.Limits.Effective()
+	lim := cfg.Limits
 	switch cfg.Lang {
 	case "go":
 		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs)}, host)
@@ -34,7 +34,7 @@ func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 		}
 		return finalCap{r, lim}, nil
 	case "js":
-		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: JSHeapLimit(cfg.Memory)}, host)
+		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: limits.JSHeap(cfg.Memory)}, host)
 		if err != nil {
 			return nil, err
 		}
@@ -43,19 +43,9 @@ func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
 	return nil, fmt.Errorf("no engine for language %q in this build", cfg.Lang)
 }
 
-// JSHeapLimit is the live heap above which the JavaScript engine stops a cell, for a worker of
-// memory bytes (0: sandbox.DefaultMemoryBytes): half of it, so that the stop comes before the
-// worker runs out (256 MiB for the default 512 MiB). The system prompt states the same value.
-func JSHeapLimit(memory int64) uint64 {
-	if memory <= 0 {
-		memory = sandbox.DefaultMemoryBytes
-	}
-	return uint64(memory / 2)
-}
-
 // finalCap is where the answer's size is enforced, once for both languages and for FINAL and
 // FINAL_VAR alike: an answer over Limits.FinalChars is dropped and the cell fails with
-// Limits.CheckFinal's error, which says what to do instead.
+// engine.CheckFinal's error, which says what to do instead.
 type finalCap struct {
 	Runner
 	lim engine.Limits
@@ -64,7 +54,7 @@ type finalCap struct {
 func (r finalCap) Run(ctx context.Context, src []byte, validate bool) engine.Result {
 	res := r.Runner.Run(ctx, src, validate)
 	if res.Final != nil {
-		if err := r.lim.CheckFinal(res.Final.Value); err != nil {
+		if err := engine.CheckFinal(r.lim, res.Final.Value); err != nil {
 			res.Final = nil
 			if res.Err == nil {
 				res.Err = err

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -17,7 +17,7 @@ import (
 // ends first, the worker is killed and the error is of kind timeout; a worker that dies on src
 // (out of its memory) is an error of kind limit.
 func Validate(ctx context.Context, o Options, name string, src []byte) (validator.List, error) {
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	o.validateOnly = true
 	lang, err := validator.ParseLang(o.Lang)
 	if err != nil {
@@ -55,7 +55,7 @@ func memory(o Options) int64 {
 	if o.WorkerMemory > 0 {
 		return o.WorkerMemory
 	}
-	return sandbox.DefaultMemoryBytes
+	return limits.WorkerMemory
 }
 
 // validateCell answers a validate request in the worker: the findings, or the error.

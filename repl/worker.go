@@ -43,7 +43,7 @@ type WorkerConfig struct {
 	SoftTimeout time.Duration
 	Quota       WorkspaceQuota // zero fields mean the defaults
 	Journal     int64          // Options.JournalBytes, for the message of a full journal
-	Memory      int64          // Options.WorkerMemory; 0: sandbox.DefaultMemoryBytes
+	Memory      int64          // Options.WorkerMemory; 0: limits.WorkerMemory
 
 	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
 

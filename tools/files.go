@@ -32,6 +32,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // ErrDenied marks a path the guard refused: outside the allowed roots, or writing outside the
@@ -56,19 +58,7 @@ type FileLimits struct {
 	WorkspaceEntries int
 }
 
-// Default file caps.
-const (
-	DefaultReadChars   = 50000
-	DefaultGrepResults = 100
-	DefaultWriteBytes  = 50000
-	DefaultListEntries = 1000
-	DefaultGrepFiles   = 10000
-
-	DefaultWorkspaceBytes   = 256 << 20
-	DefaultWorkspaceEntries = 10_000
-
-	grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
-)
+const grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
 
 func (l FileLimits) effective() (FileLimits, error) {
 	out := l
@@ -77,13 +67,13 @@ func (l FileLimits) effective() (FileLimits, error) {
 		v    *int
 		def  int
 	}{
-		{"ReadChars", &out.ReadChars, DefaultReadChars},
-		{"GrepResults", &out.GrepResults, DefaultGrepResults},
-		{"WriteBytes", &out.WriteBytes, DefaultWriteBytes},
-		{"ListEntries", &out.ListEntries, DefaultListEntries},
-		{"GrepFiles", &out.GrepFiles, DefaultGrepFiles},
-		{"WorkspaceBytes", &out.WorkspaceBytes, DefaultWorkspaceBytes},
-		{"WorkspaceEntries", &out.WorkspaceEntries, DefaultWorkspaceEntries},
+		{"ReadChars", &out.ReadChars, limits.ReadChars},
+		{"GrepResults", &out.GrepResults, limits.GrepResults},
+		{"WriteBytes", &out.WriteBytes, limits.WriteBytes},
+		{"ListEntries", &out.ListEntries, limits.ListEntries},
+		{"GrepFiles", &out.GrepFiles, limits.GrepFiles},
+		{"WorkspaceBytes", &out.WorkspaceBytes, limits.WorkspaceBytes},
+		{"WorkspaceEntries", &out.WorkspaceEntries, limits.WorkspaceEntries},
 	} {
 		if *f.v < 0 {
 			return out, invalidf("file limit %s is %d; use 0 for the default or a positive cap", f.name, *f.v)
@@ -117,7 +107,7 @@ type FileInfo struct {
 }
 
 // FileMatch is one grep hit: the file, the 1-based line, the character offsets of the match in
-// the file, and the line's text (clipped to DefaultLineChars).
+// the file, and the line's text (clipped to limits.MatchChars).
 type FileMatch struct {
 	Path       string
 	Line       int64
@@ -533,11 +523,11 @@ func trailingEOL(b []byte) []byte {
 }
 
 func clipLine(b []byte) string {
-	if utf8.RuneCount(b) <= DefaultLineChars {
+	if utf8.RuneCount(b) <= limits.MatchChars {
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
 	n, i := 0, 0
-	for i < len(b) && n < DefaultLineChars {
+	for i < len(b) && n < limits.MatchChars {
 		_, w := utf8.DecodeRune(b[i:])
 		i += w
 		n++
@@ -634,7 +624,7 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 }
 
 // ProjectFileName is the file rlm reads its project configuration from, in the directory it
-// starts in (config.ProjectFileName, which imports this package).
+// starts in (config.ProjectFileName, the same: config's tests check it).
 const ProjectFileName = "rlm.toml"
 
 // writableName refuses the names that rlm, and tools a user runs in a directory, read on their

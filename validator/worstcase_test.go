@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -17,7 +18,7 @@ import (
 // each is either rejected unparsed, or parsed within maxParseRSS and maxParseCPU.
 func hostileJS() map[string]string {
 	r := strings.Repeat
-	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	fill := func(unit string) string { return r(unit, limits.SourceBytes/len(unit)) }
 	return map[string]string{
 		"baseline, one token": "1",
 		// Issue 17, finding 3: a keyword as a property name made the lexer read a regex.
@@ -71,7 +72,7 @@ func hostileJS() map[string]string {
 // pre-check's bounds.
 func hostileGo() map[string]string {
 	r := strings.Repeat
-	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	fill := func(unit string) string { return r(unit, limits.SourceBytes/len(unit)) }
 	return map[string]string{
 		"go depth at limit, parens":  fill("_ = " + r("(", 250) + "1" + r(")", 250) + "\n"),
 		"go depth at limit, blocks":  fill(r("{", 250) + r("}", 250) + "\n"),

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 func newAbortCmd() *cobra.Command {
@@ -33,7 +34,7 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 		},
 	}
 	cmd.Flags().StringVar(&task, "task-id", "", "the task to stop")
-	cmd.Flags().DurationVar(&wait, "wait", 10*time.Second, "how long to wait for the run to exit")
+	cmd.Flags().DurationVar(&wait, "wait", limits.AbortWait, "how long to wait for the run to exit")
 	return cmd
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -39,7 +40,7 @@ type askFlags struct {
 
 func (f *askFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.name, "name", "rlm", "the agent's name, in progress lines and the call chain of recursive runs")
-	fl.IntVar(&f.maxDepth, "max-depth", 1, "recursion depth: 1 = root and sub-calls; above 1, llm_query runs a child rlm (capped by SFA_MAX_DEPTH, default 5)")
+	fl.IntVar(&f.maxDepth, "max-depth", limits.MaxDepth, "recursion depth: 1 = root and sub-calls; above 1, llm_query runs a child rlm (capped by SFA_MAX_DEPTH, default 5)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.BoolVar(&f.verbose, "verbose", false, "also print each cell's code and output on stderr")
 	fl.BoolVar(&f.noLog, "no-log", false, "write no log file (also SFA_NO_LOG=1); the audit trail and the trace are still written")

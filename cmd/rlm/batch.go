@@ -18,6 +18,7 @@ import (
 	"github.com/rlm-sandbox/rlm/batch"
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -167,7 +168,7 @@ run or an earlier one), or the batch stopped (budget spent, model service down, 
 	f.queue.register(fl, "the NATS `URL` of the queue (nats://HOST:4222, tls://HOST:4222), or mem; default: an embedded server")
 	fl.StringVar(&f.out, "out", "", "the results `FILE` (default: TASKS.results.jsonl beside the tasks file)")
 	fl.StringVar(&f.listen, "listen", "", "let workers on this machine reach the embedded server at `ADDR` (loopback only, e.g. 127.0.0.1:4222; port 0: any)")
-	fl.DurationVar(&f.ackWait, "ack-wait", batch.DefaultAckWait, "how long a task's worker may go silent before the task is given to another")
+	fl.DurationVar(&f.ackWait, "ack-wait", limits.AckWait, "how long a task's worker may go silent before the task is given to another")
 	fl.IntVar(&f.replicas, "replicas", 1, "copies of the queue's streams in a JetStream cluster (--queue; 3 survives losing a node)")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "US dollars the whole batch may spend (0: no dollar cap; each task's own budgets still hold)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "tokens the whole batch may spend (0: no shared cap)")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -34,7 +35,7 @@ after 30 days. Running tasks and their files are never touched. --dry-run lists 
 			return clean(cmd.OutOrStdout(), rlmHome(), time.Now().Add(-olderThan), dryRun)
 		},
 	}
-	cmd.Flags().DurationVar(&olderThan, "older-than", 30*24*time.Hour, "age of the records to delete")
+	cmd.Flags().DurationVar(&olderThan, "older-than", limits.Retention, "age of the records to delete")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
 	return cmd
 }

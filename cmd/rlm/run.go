@@ -15,6 +15,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/tools"
@@ -76,7 +77,7 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	l := f.conf.Limits
 	return repl.Options{
 		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
-		Limits: l.Engine(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
+		Limits: l.API(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
 }
@@ -186,7 +187,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 		return err
 	}
 	f.lang = string(lang)
-	src, err := readLimited(f.script, validator.Policy{}.Effective().MaxSourceBytes)
+	src, err := readLimited(f.script, limits.SourceBytes)
 	if err != nil {
 		return usageError{err}
 	}

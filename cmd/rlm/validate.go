@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -105,7 +106,7 @@ func validateFile(name string, forced validator.Lang) (fileReport, error) {
 		}
 		lang = l
 	}
-	src, err := readLimited(name, validator.Policy{}.Effective().MaxSourceBytes)
+	src, err := readLimited(name, limits.SourceBytes)
 	if err != nil {
 		return fileReport{}, err
 	}

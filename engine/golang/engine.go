@@ -23,12 +23,13 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // Config configures an Engine. The zero value is safe and means the defaults.
 type Config struct {
-	OutputCap int              // characters of output kept per cell; 0 means engine.OutputCap
+	OutputCap int              // characters of output kept per cell; 0 means limits.OutputChars
 	Context   string           // name of the document bound to `context`; "" means "ctx0"
 	Contexts  int              // number of context documents: ctx0 … ctx{Contexts-1} are declared too
 	Policy    validator.Policy // packages and symbols exposed; the zero value is the default policy
@@ -70,7 +71,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 		return nil, errors.New("golang.New: nil host")
 	}
 	if cfg.OutputCap <= 0 {
-		cfg.OutputCap = engine.OutputCap
+		cfg.OutputCap = limits.OutputChars
 	}
 	if cfg.Context == "" {
 		cfg.Context = "ctx0"

@@ -56,7 +56,7 @@
 // array of its page's matches that also has total, truncated and next; print adds a note to one
 // that does not hold every match ("200 of 1,513 matches shown ...").
 //
-// An answer's size is checked by the caller (engine.Limits.CheckFinal, in the REPL's runner),
+// An answer's size is checked by the caller (engine.CheckFinal, in the REPL's runner),
 // once for both languages; the JS serialisation of a non-string answer stops past four bytes a
 // character of Limits.FinalChars, so that its memory stays bounded, with the same message.
 //

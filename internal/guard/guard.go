@@ -14,15 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
-// Defaults.
 const (
-	DefaultMinFreeMB = 100 // free space a run needs in its home
-	DefaultDepthCap  = 5   // the deepest a tree of recursive runs may go
-	emergencyFile    = "EMERGENCY_STOP"
-	chainArrow       = " → "
+	emergencyFile = "EMERGENCY_STOP"
+	chainArrow    = " → "
 )
 
 // Home is $RLM_HOME, or ~/.rlm: HomeFrom(os.Getenv).
@@ -60,10 +58,10 @@ func EnsureHome(home string) error {
 }
 
 // CheckDisk refuses a run when home's filesystem has less than minMB megabytes free (zero or
-// less: DefaultMinFreeMB).
+// less: limits.MinFreeMB).
 func CheckDisk(home string, minMB int) error {
 	if minMB <= 0 {
-		minMB = DefaultMinFreeMB
+		minMB = limits.MinFreeMB
 	}
 	var st unix.Statfs_t
 	if err := unix.Statfs(home, &st); err != nil {
@@ -162,11 +160,11 @@ func (m Model) SubModels() []string {
 }
 
 // CheckChain refuses a run of agent name whose chain (the agents above it, outermost first)
-// already holds that name, and a run deeper than depthCap (zero or less: DefaultDepthCap).
+// already holds that name, and a run deeper than depthCap (zero or less: limits.DepthCap).
 // Loop detection cannot be turned off.
 func CheckChain(name string, chain []string, depth, depthCap int) error {
 	if depthCap <= 0 {
-		depthCap = DefaultDepthCap
+		depthCap = limits.DepthCap
 	}
 	for i, n := range chain {
 		if n == name {

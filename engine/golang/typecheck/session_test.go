@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -236,7 +237,7 @@ func TestCheckRecovers(t *testing.T) {
 // checked, they overflow its stack). The budget is generous for loaded machines.
 func TestCheckBounded(t *testing.T) {
 	var big strings.Builder
-	for i := 0; big.Len() < validator.DefaultMaxSourceBytes-200; i++ {
+	for i := 0; big.Len() < limits.SourceBytes-200; i++ {
 		fmt.Fprintf(&big, "x%d := strings.Split(\"a,b\", \",\")[0] + strconv.Itoa(%d)\n", i, i)
 	}
 	gen := "type T0[P any] struct{ p P }\ntype T1[P any] struct{ p T0[T0[P]] }\n" + chain(2, 59) + "var v T59[int]\n"
