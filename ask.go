@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/internal/record"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
@@ -67,7 +67,7 @@ func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error
 	if err := guard.CheckChain(s.Name, s.Chain, s.Depth, s.DepthCap); err != nil {
 		return nil, err
 	}
-	if err := guard.EnsureHome(s.Home); err != nil {
+	if err := home.Ensure(s.Home); err != nil {
 		return nil, err
 	}
 	r := &run{settings: s, prog: prog, task: audit.NewTaskID(time.Now()), timeout: s.Timeout}
@@ -389,7 +389,7 @@ func (r *run) record(status Status, o outcome) {
 }
 
 // workDir is where a run keeps files of its own, such as its sub-runs' prompts.
-func (r *run) workDir() string { return filepath.Join(r.Home, "work", r.task) }
+func (r *run) workDir() string { return home.TaskWork(r.Home, r.task) }
 
 // kindOf is err's kind; an error without one is a code error.
 func kindOf(err error) fault.Kind {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/validator"
 )
@@ -36,7 +36,7 @@ func resolve(opts Options) (settings, error) {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {
-		if s.Home, err = guard.Home(); err != nil {
+		if s.Home, err = home.Dir(); err != nil {
 			return s, &OptionError{"Home", err}
 		}
 	}

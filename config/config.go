@@ -1,11 +1,9 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
@@ -149,15 +147,12 @@ func UserFile(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(h, "config.toml"), nil
+	return home.Config(h), nil
 }
 
 // Home is $RLM_HOME, else ~/.rlm: always absolute, else an error that says to set RLM_HOME.
 func Home(getenv func(string) string) (string, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return guard.HomeFrom(getenv)
+	return home.FromEnv(getenv)
 }
 
 // FlagSpec is a command-line flag that sets a configuration value.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/limits"
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // TestDependencies: reading the configuration links neither interpreter nor the packages that
@@ -62,12 +61,5 @@ func TestLimitsAreKeys(t *testing.T) {
 		if s.doc == "" {
 			t.Errorf("%s has no description", s.key)
 		}
-	}
-}
-
-// TestProjectFileName: the file config reads is the name write_file refuses.
-func TestProjectFileName(t *testing.T) {
-	if ProjectFileName != tools.ProjectFileName {
-		t.Errorf("config reads %q, write_file refuses %q", ProjectFileName, tools.ProjectFileName)
 	}
 }

@@ -15,18 +15,13 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/redact"
 )
 
 // maxFileBytes bounds a configuration file: rlm.toml is a page of settings, not data.
 const maxFileBytes = 1 << 20
-
-// ProjectFileName is the project's configuration file, read from the working directory. The
-// file tools' write_file refuses the name (tools.ProjectFileName, the same: a test checks it;
-// config does not import tools, which would link the context store into every reader of the
-// configuration).
-const ProjectFileName = "rlm.toml"
 
 // Load reads the configuration: the built-in defaults, then the user file, the project file,
 // the environment and the flags, each over the one before (DESIGN: flag > env > project > user
@@ -72,7 +67,7 @@ func (o Options) getenv() func(string) string {
 
 func (o Options) projectFile() string {
 	if o.ProjectFile == "" {
-		return ProjectFileName
+		return home.ProjectFile
 	}
 	return o.ProjectFile
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/tools"
@@ -76,7 +76,7 @@ type Server struct {
 // New checks opts, opens the audit trail and records the server as a task.
 func New(opts Options) (*Server, error) {
 	if opts.Home == "" {
-		h, err := guard.Home()
+		h, err := home.Dir()
 		if err != nil {
 			return nil, err
 		}

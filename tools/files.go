@@ -33,6 +33,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 )
 
@@ -623,10 +624,6 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 	return warning, nil
 }
 
-// ProjectFileName is the file rlm reads its project configuration from, in the directory it
-// starts in (config.ProjectFileName, the same: config's tests check it).
-const ProjectFileName = "rlm.toml"
-
 // writableName refuses the names that rlm, and tools a user runs in a directory, read on their
 // own: rlm.toml (rlm's project configuration), in any letter case (a case-insensitive file
 // system opens it by any) and at any depth, and every component that begins with "." (.envrc,
@@ -644,7 +641,7 @@ func writableName(path string, parts []string) error {
 			if safe[i] == "" {
 				safe[i] = "dots"
 			}
-		case strings.EqualFold(c, ProjectFileName):
+		case strings.EqualFold(c, home.ProjectFile):
 			bad, safe[i] = c, c+".txt"
 		}
 	}

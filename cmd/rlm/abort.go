@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 )
 
@@ -39,7 +40,7 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 }
 
 func abortTask(cmd *cobra.Command, task string, wait time.Duration) error {
-	p := guard.PIDFile(rlmHome(), task)
+	p := home.PIDFile(rlmHome(), task)
 	pid, err := guard.ReadPID(p)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !guard.Alive(pid)) {
 		return fmt.Errorf("no running task %s (no live PID file at %s)", task, p)

@@ -18,7 +18,7 @@ import (
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
@@ -230,7 +230,7 @@ func askWithSignals(ctx context.Context, opts rlm.Options) (rlm.Result, context.
 	}
 	ctx, stop := withSignals(ctx, func(signalled) {
 		if t, ok := task.Load().(string); ok {
-			os.Remove(guard.PIDFile(opts.Home, t))
+			os.Remove(home.PIDFile(opts.Home, t))
 		}
 	})
 	defer stop()

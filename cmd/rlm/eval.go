@@ -18,6 +18,7 @@ import (
 	"github.com/rlm-sandbox/rlm/evalset"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 )
 
@@ -87,7 +88,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err := guard.EmergencyStop(base.Home); err != nil {
 		return err
 	}
-	dir := filepath.Join(base.Home, "eval", time.Now().UTC().Format("20060102-150405.000"))
+	dir := filepath.Join(home.Eval(base.Home), time.Now().UTC().Format("20060102-150405.000"))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/reeflective/readline"
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -18,11 +18,11 @@ import (
 // to ~/.rlm. Go and JS cells share the file. An empty string means no file (history stays in
 // memory), for instance when there is no home directory.
 func historyFile() string {
-	home := rlmHome()
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	dir := rlmHome()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
-	return filepath.Join(home, "history")
+	return home.History(dir)
 }
 
 // runTTY is the interactive loop: readline edits the cell, Enter inserts a newline until the

@@ -14,7 +14,7 @@ import (
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/files"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
@@ -85,13 +85,13 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 // indexCache keeps the inputs' indexes under RLM_HOME/index, so that a run over an input
 // indexed before need not read it whole again (rlm clean removes the stale ones).
 func indexCache() *tools.Indexes {
-	return tools.NewIndexes(guard.IndexDir(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
+	return tools.NewIndexes(home.Index(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm. The root command's checkHome has refused an RLM_HOME that
-// guard.Home cannot give before any command that calls this runs.
+// home.Dir cannot give before any command that calls this runs.
 func rlmHome() string {
-	h, err := guard.Home()
+	h, err := home.Dir()
 	if err != nil {
 		panic("rlm: RLM_HOME was not checked before use: " + err.Error())
 	}
