@@ -1,66 +1,93 @@
-package validator_test
+package source_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
+
+// cellLimits are the limits a cell is parsed under (the validator's default policy).
+var cellLimits = source.Options{MaxBytes: 128 << 10, MaxDepth: 256}
+
+// parse parses src under o and returns whether it parsed, and the findings.
+func parse(t testing.TB, lang source.Lang, src string, o source.Options) (bool, source.List) {
+	t.Helper()
+	var err error
+	parsed := false
+	switch lang {
+	case source.Go:
+		var u *source.GoUnit
+		u, _, err = source.ParseGo("t", []byte(src), o)
+		parsed = u != nil
+	case source.JS:
+		var u *source.JSUnit
+		u, err = source.ParseJS("t", []byte(src), o)
+		parsed = u != nil
+	}
+	var l source.List
+	if err != nil && !errors.As(err, &l) {
+		t.Fatalf("%s: %v is no source.List", lang, err)
+	}
+	if parsed != (err == nil) {
+		t.Errorf("%s %.30q: a unit (%v) with findings %v", lang, src, parsed, l)
+	}
+	return parsed, l
+}
 
 // deepSources are sources nested a million levels deep in every shape a parser recurses on.
 // Parsing any of them would take gigabytes of stack (goja has no nesting limit) or minutes
 // (goja's arrow functions are quadratic), so the pre-scan must refuse them unparsed. If it did
 // not, this test process would die, and the test with it.
 func deepSources(n int) map[string]struct {
-	lang validator.Lang
+	lang source.Lang
 	src  string
 } {
 	r := strings.Repeat
 	type src = struct {
-		lang validator.Lang
+		lang source.Lang
 		src  string
 	}
 	return map[string]src{
-		"go parens":     {validator.Go, "x := " + r("(", n) + "1" + r(")", n)},
-		"go blocks":     {validator.Go, r("{", n) + r("}", n)},
-		"go unary":      {validator.Go, "x := " + r("!", n) + "true"},
-		"go slice type": {validator.Go, "var x " + r("[]", n) + "int"},
-		"go pointers":   {validator.Go, "var x " + r("*", n) + "int"},
-		"go func types": {validator.Go, "var x " + r("func() ", n) + "int"},
-		"go binary":     {validator.Go, "x := 1" + r("+1", n)},
-		"go selectors":  {validator.Go, "x := a" + r(".b", n)},
-		"js parens":     {validator.JS, r("(", n) + "1" + r(")", n)},
-		"js arrays":     {validator.JS, r("[", n) + r("]", n)},
-		"js objects":    {validator.JS, "x=" + r("{a:", n) + "1" + r("}", n)},
-		"js not":        {validator.JS, r("!", n) + "x"},
-		"js ternary":    {validator.JS, r("a?b:", n) + "c"},
-		"js assign":     {validator.JS, r("a=", n) + "1"},
-		"js arrows":     {validator.JS, r("x=>", n) + "1"},
-		"js pow":        {validator.JS, r("2**", n) + "2"},
-		"js if":         {validator.JS, r("if(a)", n) + ";"},
-		"js new":        {validator.JS, r("new ", n) + "X"},
-		"js calls":      {validator.JS, "f" + r("()", n)},
-		"js members":    {validator.JS, "a" + r(".b", n)},
-		"js templates":  {validator.JS, r("`${", n) + "1" + r("}`", n)},
-		"js binary":     {validator.JS, "1" + r("+1", n)},
+		"go parens":     {source.Go, "x := " + r("(", n) + "1" + r(")", n)},
+		"go blocks":     {source.Go, r("{", n) + r("}", n)},
+		"go unary":      {source.Go, "x := " + r("!", n) + "true"},
+		"go slice type": {source.Go, "var x " + r("[]", n) + "int"},
+		"go pointers":   {source.Go, "var x " + r("*", n) + "int"},
+		"go func types": {source.Go, "var x " + r("func() ", n) + "int"},
+		"go binary":     {source.Go, "x := 1" + r("+1", n)},
+		"go selectors":  {source.Go, "x := a" + r(".b", n)},
+		"js parens":     {source.JS, r("(", n) + "1" + r(")", n)},
+		"js arrays":     {source.JS, r("[", n) + r("]", n)},
+		"js objects":    {source.JS, "x=" + r("{a:", n) + "1" + r("}", n)},
+		"js not":        {source.JS, r("!", n) + "x"},
+		"js ternary":    {source.JS, r("a?b:", n) + "c"},
+		"js assign":     {source.JS, r("a=", n) + "1"},
+		"js arrows":     {source.JS, r("x=>", n) + "1"},
+		"js pow":        {source.JS, r("2**", n) + "2"},
+		"js if":         {source.JS, r("if(a)", n) + ";"},
+		"js new":        {source.JS, r("new ", n) + "X"},
+		"js calls":      {source.JS, "f" + r("()", n)},
+		"js members":    {source.JS, "a" + r(".b", n)},
+		"js templates":  {source.JS, r("`${", n) + "1" + r("}`", n)},
+		"js binary":     {source.JS, "1" + r("+1", n)},
 	}
 }
 
 func TestDeepNestingRejectedUnparsed(t *testing.T) {
 	const n = 1_000_000
-	pol := validator.Policy{MaxSourceBytes: 64 << 20} // let the depth pre-scan, not the size cap, decide
+	o := cellLimits
+	o.MaxBytes = 64 << 20 // let the depth pre-scan, not the size cap, decide
 	for name, tc := range deepSources(n) {
 		start := time.Now()
-		res, err := validator.Validate(tc.lang, "deep", []byte(tc.src), pol)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		parsed, l := parse(t, tc.lang, tc.src, o)
 		elapsed := time.Since(start)
-		if len(res.Findings) != 1 || res.Findings[0].Rule != validator.Depth {
-			t.Errorf("%s: want exactly one depth finding, got %v", name, res.Findings)
+		if len(l) != 1 || l[0].Rule != source.Depth {
+			t.Errorf("%s: want exactly one depth finding, got %v", name, l)
 		}
-		if res.Go != nil || res.JS != nil {
+		if parsed {
 			t.Errorf("%s: a rejected source must not be parsed", name)
 		}
 		if elapsed > 5*time.Second {
@@ -70,16 +97,13 @@ func TestDeepNestingRejectedUnparsed(t *testing.T) {
 }
 
 func TestHugeSourceRejectedBySize(t *testing.T) {
-	for _, lang := range []validator.Lang{validator.Go, validator.JS} {
-		src := []byte(strings.Repeat("x := 1\n", 3<<20)) // 21 MB
-		res, err := validator.Validate(lang, "huge", src, validator.Policy{})
-		if err != nil {
-			t.Fatal(err)
+	for _, lang := range []source.Lang{source.Go, source.JS} {
+		src := strings.Repeat("x := 1\n", 3<<20) // 21 MB
+		_, l := parse(t, lang, src, cellLimits)
+		if len(l) != 1 || l[0].Rule != source.Size {
+			t.Fatalf("%s: want one size finding, got %v", lang, l)
 		}
-		if len(res.Findings) != 1 || res.Findings[0].Rule != validator.Size {
-			t.Errorf("%s: want one size finding, got %v", lang, res.Findings)
-		}
-		if f := res.Findings[0]; f.Pos.Line != 1 || f.Pos.Column != 1 {
+		if f := l[0]; f.Pos.Line != 1 || f.Pos.Column != 1 {
 			t.Errorf("%s: size finding at %v, want 1:1", lang, f.Pos)
 		}
 	}
@@ -87,25 +111,26 @@ func TestHugeSourceRejectedBySize(t *testing.T) {
 
 // TestDepthLimitBoundary: the default limit accepts ordinary code and rejects one level past it.
 func TestDepthLimitBoundary(t *testing.T) {
-	pol := validator.Policy{MaxDepth: 10}
+	o := cellLimits
+	o.MaxDepth = 10
 	for _, tc := range []struct {
-		lang   validator.Lang
+		lang   source.Lang
 		src    string
 		reject bool
 	}{
-		{validator.JS, strings.Repeat("(", 9) + "1" + strings.Repeat(")", 9), false},
-		{validator.JS, strings.Repeat("(", 11) + "1" + strings.Repeat(")", 11), true},
-		{validator.Go, "x := " + strings.Repeat("(", 9) + "1" + strings.Repeat(")", 9), false},
-		{validator.Go, "x := " + strings.Repeat("(", 11) + "1" + strings.Repeat(")", 11), true},
+		{source.JS, strings.Repeat("(", 9) + "1" + strings.Repeat(")", 9), false},
+		{source.JS, strings.Repeat("(", 11) + "1" + strings.Repeat(")", 11), true},
+		{source.Go, "x := " + strings.Repeat("(", 9) + "1" + strings.Repeat(")", 9), false},
+		{source.Go, "x := " + strings.Repeat("(", 11) + "1" + strings.Repeat(")", 11), true},
 		// Separators end chains: many short statements are not deep.
-		{validator.JS, strings.Repeat("a = b + c;\n", 500), false},
-		{validator.JS, strings.Repeat("a = b + c\n", 500), false},
-		{validator.Go, strings.Repeat("a = b + c\n", 500), false},
+		{source.JS, strings.Repeat("a = b + c;\n", 500), false},
+		{source.JS, strings.Repeat("a = b + c\n", 500), false},
+		{source.Go, strings.Repeat("a = b + c\n", 500), false},
 	} {
-		res, _ := validator.Validate(tc.lang, "t", []byte(tc.src), pol)
-		got := len(res.Findings) > 0 && res.Findings[0].Rule == validator.Depth
+		_, l := parse(t, tc.lang, tc.src, o)
+		got := len(l) > 0 && l[0].Rule == source.Depth
 		if got != tc.reject {
-			t.Errorf("%s %.30q...: depth rejection = %v, want %v (%v)", tc.lang, tc.src, got, tc.reject, res.Findings)
+			t.Errorf("%s %.30q...: depth rejection = %v, want %v (%v)", tc.lang, tc.src, got, tc.reject, l)
 		}
 	}
 }
@@ -154,13 +179,10 @@ func TestJSPrescanReadings(t *testing.T) {
 		{"function* g() { yield /re/g; } async function h() { await /x/.test(s) }", false},
 		{"const f = (a = (b = (c) => c) => b) => a; const g = async (x, y = () => 0) => x", false},
 	} {
-		res, err := validator.Validate(validator.JS, "t.js", []byte(tc.src), validator.Policy{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := len(res.Findings) > 0 && res.Findings[0].Rule == validator.Depth
-		if got != tc.reject || !tc.reject && len(res.Findings) > 0 {
-			t.Errorf("%.60q: depth rejection = %v, want %v (%v)", tc.src, got, tc.reject, res.Findings)
+		_, l := parse(t, source.JS, tc.src, cellLimits)
+		got := len(l) > 0 && l[0].Rule == source.Depth
+		if got != tc.reject || !tc.reject && len(l) > 0 {
+			t.Errorf("%.60q: depth rejection = %v, want %v (%v)", tc.src, got, tc.reject, l)
 		}
 	}
 }

@@ -7,7 +7,7 @@
 //
 // The caller validates each cell with the engine's own FileSet,
 //
-//	res, _ := validator.Validate(validator.Go, "cell.go", src, policy, validator.GoFileSet(e.FileSet()))
+//	res, _ := validator.Validate(source.Go, "cell.go", src, policy, validator.GoFileSet(e.FileSet()))
 //	result := e.Exec(ctx, res.Go)
 //
 // and Exec type-checks the parsed unit with go/types against the session (package typecheck:

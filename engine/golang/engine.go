@@ -23,6 +23,7 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -139,24 +140,24 @@ func (e *Engine) load(name, src string) (err error) {
 }
 
 // FileSet is the FileSet cells must be parsed into:
-// validator.Validate(validator.Go, name, src, policy, validator.GoFileSet(e.FileSet())).
+// validator.Validate(source.Go, name, src, policy, validator.GoFileSet(e.FileSet())).
 func (e *Engine) FileSet() *token.FileSet { return e.it.FileSet() }
 
 // Exec runs one validated cell: a whole program (its main runs once) or a snippet (its
 // declarations, then its statements). The cell's output, its FINAL answer and its error are
 // returned; a panic, a compile error and a timeout are errors of a fault kind, not Go errors.
-func (e *Engine) Exec(ctx context.Context, u *validator.GoUnit) engine.Result {
+func (e *Engine) Exec(ctx context.Context, u *source.GoUnit) engine.Result {
 	return e.execute(ctx, u, true)
 }
 
 // ExecUnchecked runs a cell without the type checker, for testing the interpreter and the
 // layers below it alone (with the validator off, rlm run --no-validate). The rewrites that need
 // types are not made, so modern constructs (min, range over an integer, ...) fail as in yaegi.
-func (e *Engine) ExecUnchecked(ctx context.Context, u *validator.GoUnit) engine.Result {
+func (e *Engine) ExecUnchecked(ctx context.Context, u *source.GoUnit) engine.Result {
 	return e.execute(ctx, u, false)
 }
 
-func (e *Engine) execute(ctx context.Context, u *validator.GoUnit, checked bool) engine.Result {
+func (e *Engine) execute(ctx context.Context, u *source.GoUnit, checked bool) engine.Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.out.reset()
@@ -184,7 +185,7 @@ func (e *Engine) snapshot() cellState {
 }
 
 // safeExec turns a panic of the engine's own code (a bug) into an error: the worker survives.
-func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit, checked bool) (err error) {
+func (e *Engine) safeExec(ctx context.Context, u *source.GoUnit, checked bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
@@ -193,7 +194,7 @@ func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit, checked bool
 	return e.exec(ctx, u, checked)
 }
 
-func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) error {
+func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error {
 	if e.busy && !e.waitIdle(idleGrace) {
 		return &Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/corpus"
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -144,7 +145,7 @@ func TestEscapeCorpusContained(t *testing.T) {
 			continue
 		}
 		ran++
-		res, err := validator.Validate(validator.JS, "cell.js", c.Render(env.values), validator.Policy{}, validator.ParseOnly())
+		res, err := validator.Validate(source.JS, "cell.js", c.Render(env.values), validator.Policy{}, validator.ParseOnly())
 		if err != nil || res.JS == nil {
 			unparsed++ // goja's parser refuses it (import(), import.meta): nothing runs
 			contained++

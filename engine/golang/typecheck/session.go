@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"path/filepath"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -95,7 +96,7 @@ type Cell struct {
 	Added []string // import paths added to the unit's declarations: used, not imported
 
 	s        *Session
-	u        *validator.GoUnit
+	u        *source.GoUnit
 	pkg      *types.Package
 	file     string            // the cell's file name: imports persist per file name
 	body     *ast.FuncDecl     // the snippet's statements, checked as the body of func _()
@@ -113,7 +114,7 @@ type Cell struct {
 // declarations that repeat earlier ones word for word (the interpreter keeps a type's first
 // definition), and returns the cell, or the errors (a List) gc would report, minus those a REPL
 // should not be stopped by. It never panics and reads no file.
-func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
+func (s *Session) Check(u *source.GoUnit) (c *Cell, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c, err = nil, fmt.Errorf("internal error in the Go type checker: %v", r)
@@ -161,7 +162,7 @@ func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
 // session's first cell often is: import "fmt"), without loading the prelude or any package:
 // nothing in it can be wrong, and a session's start stays as cheap as without the checker.
 // It returns nil for any other unit.
-func (s *Session) importsOnly(u *validator.GoUnit) *Cell {
+func (s *Session) importsOnly(u *source.GoUnit) *Cell {
 	if u.Body != nil || u.Program {
 		return nil
 	}

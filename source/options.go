@@ -1,0 +1,21 @@
+package source
+
+import "go/token"
+
+// Options say how to parse one source. The zero value lets nothing but an empty source through:
+// a limit of zero (or less) is never "unlimited". Defaults are the caller's (validator.Policy).
+type Options struct {
+	MaxBytes int // a source larger than this is rejected unparsed
+	MaxDepth int // the deepest nesting the pre-scan may estimate; also bounds JS arrows (4×)
+
+	// FileSet is the file set a Go source is parsed into; nil means a new one. An engine that
+	// keys declarations by position (yaegi does) must compile the AST against the FileSet it was
+	// parsed into: pass the interpreter's own.
+	FileSet *token.FileSet
+
+	// Unchecked parses without the pre-checks and ignores the limits. It exists only so that the
+	// layers below the validator can be tested on their own (rlm run --no-validate), where the
+	// parse runs in a confined worker whose memory cap contains it; syntax errors are still
+	// reported.
+	Unchecked bool
+}
