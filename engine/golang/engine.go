@@ -24,15 +24,16 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/source"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // Config configures an Engine. The zero value is safe and means the defaults.
+//
+// The packages and symbols cells may use are the engine's own, generated from the validator's
+// default policy (see allowedImports): no configuration widens them.
 type Config struct {
-	OutputCap int              // characters of output kept per cell; 0 means engine.OutputCap
-	Context   string           // name of the document bound to `context`; "" means "ctx0"
-	Contexts  int              // number of context documents: ctx0 … ctx{Contexts-1} are declared too
-	Policy    validator.Policy // packages and symbols exposed; the zero value is the default policy
+	OutputCap int    // characters of output kept per cell; 0 means engine.OutputCap
+	Context   string // name of the document bound to `context`; "" means "ctx0"
+	Contexts  int    // number of context documents: ctx0 … ctx{Contexts-1} are declared too
 }
 
 // Engine runs Go cells with yaegi. State (variables, functions, types, imports) persists from
@@ -50,7 +51,6 @@ type Engine struct {
 
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)
-	policy validator.Policy
 	types  *typecheck.Session
 	loaded map[string]bool // packages registered so far (see ensure)
 	copier *varCopier
@@ -79,7 +79,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	clearYaegiEnv()
 	prefault.Heap(2 << 20) // an interpreter with the prelude compiled is about 1 MB of allocation
 	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: newSession(),
-		policy: cfg.Policy, loaded: map[string]bool{}}
+		loaded: map[string]bool{}}
 	e.it = interp.New(interp.Options{
 		Stdin:                strings.NewReader(""),
 		Stdout:               e.out,
@@ -97,17 +97,8 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.load(preludeFile, src); err != nil {
 		return nil, fmt.Errorf("golang.New: prelude: %w", err)
 	}
-	e.types = typecheck.NewSession(library(), cfg.Policy, src, bridgePath)
+	e.types = typecheck.NewSession(library(), allowedImports(), src, bridgePath)
 	return e, nil
-}
-
-func allowed(p validator.Policy, path string) bool {
-	for _, ip := range p.Effective().Go.Imports {
-		if ip == path {
-			return true
-		}
-	}
-	return false
 }
 
 // clearYaegiEnv removes the YAEGI_* variables yaegi reads at New (they turn on graph dumps that

@@ -52,7 +52,7 @@ func frontEnd(t *testing.T, src string) string {
 		return "rejected"
 	}
 	prelude := prelude("ctx0", 2)
-	tc, err := typecheck.NewSession(library(), validator.Policy{}, prelude, bridgePath).Check(res.Go)
+	tc, err := typecheck.NewSession(library(), allowedImports(), prelude, bridgePath).Check(res.Go)
 	var l typecheck.List
 	switch {
 	case errors.As(err, &l):

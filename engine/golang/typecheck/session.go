@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/rlm-sandbox/rlm/source"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // A Session type-checks the cells of one REPL session, in order, each against the declarations
@@ -29,16 +28,16 @@ type Session struct {
 	loaded  bool
 }
 
-// NewSession returns a session whose cells may import the packages of policy p that lib has,
-// and see the declarations of prelude (the source of a file of package main, which may import
-// the packages listed in hidden).
-func NewSession(lib *Library, p validator.Policy, prelude string, hidden ...string) *Session {
+// NewSession returns a session whose cells may import the packages of imports (import paths)
+// that lib has, and see the declarations of prelude (the source of a file of package main, which
+// may import the packages listed in hidden).
+func NewSession(lib *Library, imports []string, prelude string, hidden ...string) *Session {
 	s := &Session{
 		lib: lib, allowed: map[string]bool{}, byName: map[string]string{}, prelude: prelude,
 		hidden: map[string]bool{}, base: map[string]types.Object{}, objs: map[string]types.Object{},
 		imports: map[string]map[string]string{}, decls: map[string]string{}, depths: map[string]int{},
 	}
-	for _, ip := range p.Effective().Go.Imports {
+	for _, ip := range imports {
 		s.allowed[ip] = true
 		n := baseName(ip)
 		if _, dup := s.byName[n]; dup {

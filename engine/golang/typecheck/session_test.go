@@ -38,7 +38,7 @@ type session struct {
 
 func newSession(t *testing.T) *session {
 	lib := NewLibrary(testSources, nil)
-	return &session{t: t, s: NewSession(lib, validator.Policy{}, testPrelude, "host"), fset: token.NewFileSet()}
+	return &session{t: t, s: NewSession(lib, validator.Policy{}.Effective().Go.Imports, testPrelude, "host"), fset: token.NewFileSet()}
 }
 
 func (s *session) check(src string) (*Cell, *source.GoUnit, error) {
