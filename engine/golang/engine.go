@@ -130,8 +130,8 @@ func (e *Engine) load(name, src string) (err error) {
 	return err
 }
 
-// FileSet is the FileSet cells must be parsed into:
-// validator.Validate(source.Go, name, src, policy, validator.GoFileSet(e.FileSet())).
+// FileSet is the FileSet cells must be parsed into: source.Options.FileSet, or
+// validator.GoFileSet(e.FileSet()) when the validator parses them.
 func (e *Engine) FileSet() *token.FileSet { return e.it.FileSet() }
 
 // Exec runs one validated cell: a whole program (its main runs once) or a snippet (its
@@ -196,7 +196,7 @@ func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error
 	case u == nil || u.Decls == nil:
 		return fault.New(fault.Code, "no parsed unit: validate the cell first")
 	case u.Fset != e.it.FileSet():
-		return fault.New(fault.Code, "the cell was parsed into another FileSet: pass validator.GoFileSet(engine.FileSet())")
+		return fault.New(fault.Code, "the cell was parsed into another FileSet: parse it into engine.FileSet() (source.Options.FileSet, validator.GoFileSet)")
 	}
 	var tc *typecheck.Cell
 	if checked {

@@ -59,7 +59,7 @@ func newEscapeEnv(t *testing.T) *escapeEnv {
 // inProcess reports whether an escape case can run inside the test process: the allocation
 // bombs (J14) kill a process by design and are left to the worker's limits. The parser attacks
 // (J13) are 3,000 levels deep in the corpus, which goja handles; the 10^6-deep forms that kill a
-// process are the validator's pre-scan's (validator.TestDeepNestingRejectedUnparsed). A parser
+// process are the pre-scan's (source.TestDeepNestingRejectedUnparsed). A parser
 // attack that hangs (effect hang: goja reads nested arrow parameters 2^k times) cannot be
 // interrupted in a process; the worker's hard deadline contains it
 // (repl.TestCorpusEscapesThroughSessions).
