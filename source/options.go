@@ -5,7 +5,7 @@ import "go/token"
 // Options say how to parse one source. The zero value lets nothing but an empty source through:
 // a limit of zero (or less) is never "unlimited". Defaults are the caller's (validator.Policy).
 type Options struct {
-	MaxBytes int // a source larger than this is rejected unparsed
+	MaxBytes int // a source larger than this is rejected unparsed; JS: the parse may take twice this in steps
 	MaxDepth int // the deepest nesting the pre-scan may estimate; also bounds JS arrows (4×)
 
 	// FileSet is the file set a Go source is parsed into; nil means a new one. An engine that
