@@ -63,7 +63,7 @@ func (p *pass) jsPrescan(maxBytes, maxDepth int) bool {
 	case s.arrows > maxArrows(maxDepth):
 		p.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", s.arrows, maxArrows(maxDepth)))
 	case s.work > workLimit:
-		// work saturates at 2^40, so %d prints what the validator's number format printed.
+		// work saturates at 2^40: %d writes it out in full.
 		p.report(0, Depth, fmt.Sprintf("arrow functions nest in one another's parameter lists so deeply that parsing takes %d steps (the parser reads a parameter list again at its =>), over the limit of %d; declare the inner functions first", s.work, workLimit))
 	default:
 		return true
