@@ -8,7 +8,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // defaultName is Options.Name's default: the agent's name in progress lines and call chains.
@@ -80,7 +80,7 @@ func (s *settings) what() error {
 // lang checks Lang, or takes it from the script's extension.
 func (s *settings) lang() error {
 	if s.Lang != "" {
-		l, err := validator.ParseLang(s.Lang)
+		l, err := source.ParseLang(s.Lang)
 		if err != nil {
 			return &OptionError{"Lang", err}
 		}
@@ -88,10 +88,10 @@ func (s *settings) lang() error {
 		return nil
 	}
 	if s.Question != "" || s.Script.Name == "" {
-		s.Lang = string(validator.Go)
+		s.Lang = string(source.Go)
 		return nil
 	}
-	l, ok := validator.LangOf(s.Script.Name)
+	l, ok := source.LangOf(s.Script.Name)
 	if !ok {
 		return &OptionError{"Lang", fmt.Errorf("%s: cannot tell the language from the extension; set Lang to go or js", filepath.Base(s.Script.Name))}
 	}

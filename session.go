@@ -7,8 +7,8 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // session is a Session's state.
@@ -21,9 +21,9 @@ type session struct {
 }
 
 func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
-	lang := validator.Go
+	lang := source.Go
 	if o.Lang != "" {
-		l, err := validator.ParseLang(o.Lang)
+		l, err := source.ParseLang(o.Lang)
 		if err != nil {
 			return nil, &OptionError{"Lang", err}
 		}

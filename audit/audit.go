@@ -108,7 +108,7 @@ type Step struct {
 	Code      string
 	Output    string
 	Decision  Decision
-	Findings  any // JSON-encodable, e.g. []validator.Finding; read back as json.RawMessage
+	Findings  any // JSON-encodable, e.g. []source.Finding; read back as json.RawMessage
 	ErrorKind fault.Kind
 	At        time.Time // zero means now
 }

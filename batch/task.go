@@ -18,8 +18,8 @@ import (
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // Task is one line of a tasks file: what to ask (a question or a script) of which files.
@@ -176,7 +176,7 @@ func parseTask(line []byte, dir string) (Task, error) {
 		return t, fmt.Errorf("task %q has neither \"question\" nor \"script\"", t.ID)
 	}
 	if t.Lang != "" {
-		if _, err := validator.ParseLang(t.Lang); err != nil {
+		if _, err := source.ParseLang(t.Lang); err != nil {
 			return t, fmt.Errorf("task %q: %v", t.ID, err)
 		}
 	}

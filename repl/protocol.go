@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // The worker protocol: one JSON object per line in each direction.
@@ -46,8 +46,8 @@ type message struct {
 	SessionRoom int64 `json:"session_room,omitempty"`
 
 	// validate: a name for the positions; result: the validator's findings
-	Name     string         `json:"name,omitempty"`
-	Findings validator.List `json:"findings,omitempty"`
+	Name     string      `json:"name,omitempty"`
+	Findings source.List `json:"findings,omitempty"`
 
 	// result
 	Result *cellResult `json:"result,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -71,7 +72,7 @@ func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 	// The session's top-level variables are in scope: a cell may use frames, declared by an
 	// earlier cell, although the name is a denied global where it is free.
 	opts := append(parseOpts(validate), validator.JSDeclared(r.e.Vars()))
-	res, err := validator.Validate(validator.JS, "cell.js", src, validator.Policy{}, opts...)
+	res, err := validator.Validate(source.JS, "cell.js", src, validator.Policy{}, opts...)
 	if err != nil {
 		return engine.Result{Err: err}
 	}
@@ -91,7 +92,7 @@ type goRunner struct{ e *golang.Engine }
 
 func (r *goRunner) Run(ctx context.Context, src []byte, validate bool) engine.Result {
 	opts := append(parseOpts(validate), validator.GoFileSet(r.e.FileSet()))
-	res, err := validator.Validate(validator.Go, "cell.go", src, validator.Policy{}, opts...)
+	res, err := validator.Validate(source.Go, "cell.go", src, validator.Policy{}, opts...)
 	if err != nil {
 		return engine.Result{Err: err}
 	}
@@ -117,12 +118,12 @@ func parseOpts(validate bool) []validator.Option {
 
 // rejection turns findings into one error of kind rejected (or code, for a syntax error with the
 // validator off), listing every finding on its own line.
-func rejection(l validator.List) error {
+func rejection(l source.List) error {
 	lines := make([]string, len(l))
 	kind := fault.Rejected
 	for i, f := range l {
 		lines[i] = f.Error()
-		if f.Rule == validator.Syntax && len(l) == 1 {
+		if f.Rule == source.Syntax && len(l) == 1 {
 			kind = fault.Code
 		}
 	}

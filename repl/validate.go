@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -16,10 +17,10 @@ import (
 // returns. It returns the findings (none: the policy accepts src), named after name. When ctx
 // ends first, the worker is killed and the error is of kind timeout; a worker that dies on src
 // (out of its memory) is an error of kind limit.
-func Validate(ctx context.Context, o Options, name string, src []byte) (validator.List, error) {
+func Validate(ctx context.Context, o Options, name string, src []byte) (source.List, error) {
 	o = o.WithDefaults()
 	o.validateOnly = true
-	lang, err := validator.ParseLang(o.Lang)
+	lang, err := source.ParseLang(o.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func memory(o Options) int64 {
 
 // validateCell answers a validate request in the worker: the findings, or the error.
 func validateCell(cfg WorkerConfig, m message) message {
-	lang, err := validator.ParseLang(cfg.Lang)
+	lang, err := source.ParseLang(cfg.Lang)
 	if err != nil {
 		return message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(fault.Wrap(fault.Schema, err, "validate"))}}
 	}

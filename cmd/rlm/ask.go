@@ -21,8 +21,8 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // askFlags are the flags of `rlm run QUESTION`, the root-model loop.
@@ -128,7 +128,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	if err := f.check(stderr); err != nil {
 		return err
 	}
-	if _, err := validator.ParseLang(runLang(f)); err != nil {
+	if _, err := source.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
 	opts, err := f.runOptions(stderr, true)

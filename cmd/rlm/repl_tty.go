@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/internal/home"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // historyFile is where the TTY REPL keeps its history: $RLM_HOME/history, RLM_HOME defaulting
@@ -45,7 +45,7 @@ func (sh *shell) runTTY() error {
 		if strings.TrimSpace(src) == "" || strings.HasPrefix(strings.TrimSpace(src), ":") {
 			return true
 		}
-		return !validator.Incomplete(sh.lang, []byte(src+"\n"))
+		return !source.Incomplete(sh.lang, []byte(src+"\n"))
 	}
 	for {
 		// Lines typed ahead (before the first prompt, or while a cell ran) are handed to readline

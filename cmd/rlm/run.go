@@ -18,8 +18,8 @@ import (
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // sessionFlags are the flags of every command that opens a session.
@@ -64,7 +64,7 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 }
 
 // options turns the flags into session options, checking the context files exist.
-func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
+func (f *sessionFlags) options(lang source.Lang) (repl.Options, error) {
 	ctxFiles, err := existingFiles(f.ctxFiles)
 	if err != nil {
 		return repl.Options{}, err
@@ -235,15 +235,15 @@ func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result
 	return exitErr(ctx, err)
 }
 
-func scriptLang(f runFlags) (validator.Lang, error) {
+func scriptLang(f runFlags) (source.Lang, error) {
 	if f.lang != "" {
-		l, err := validator.ParseLang(f.lang)
+		l, err := source.ParseLang(f.lang)
 		if err != nil {
 			return "", usageError{err}
 		}
 		return l, nil
 	}
-	l, ok := validator.LangOf(f.script)
+	l, ok := source.LangOf(f.script)
 	if !ok {
 		return "", usagef("%s: cannot tell the language from the extension; use --lang go or --lang js", f.script)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 const heapSampleEvery = 5 * time.Millisecond // watchdog sampling period
@@ -112,7 +112,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 }
 
 // Exec runs one validated cell. Top-level declarations persist for later cells.
-func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result {
+func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	if e.closed.Load() {
 		return engine.Result{Err: fault.New(fault.Crashed, "the JS engine is closed")}
 	}
@@ -136,7 +136,7 @@ func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result
 
 // run executes prg under the cell's limits: cancellation and the heap watchdog interrupt the
 // runtime; both stay armed until the error (which may run model getters) has been formatted.
-func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *validator.JSUnit) error {
+func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *source.JSUnit) error {
 	e.vm.ClearInterrupt()
 	if e.closed.Load() { // Close ran after Exec's check: its interrupt may just have been cleared
 		return fault.New(fault.Crashed, "the JS engine is closed")
