@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -13,7 +12,9 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/internal/record"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 	"github.com/rlm-sandbox/rlm/redact"
@@ -66,7 +67,7 @@ func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error
 	if err := guard.CheckChain(s.Name, s.Chain, s.Depth, s.DepthCap); err != nil {
 		return nil, err
 	}
-	if err := guard.EnsureHome(s.Home); err != nil {
+	if err := home.Ensure(s.Home); err != nil {
 		return nil, err
 	}
 	r := &run{settings: s, prog: prog, task: audit.NewTaskID(time.Now()), timeout: s.Timeout}
@@ -130,7 +131,7 @@ func (r *run) openRecords() error {
 		Home: r.Home, Started: r.started, NoLog: r.NoLog,
 		Task: audit.Task{ID: r.task, Question: r.question, CtxFiles: r.Files, Lang: r.Lang, Model: r.rootModel()},
 		Meta: trace.Metadata{
-			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, controller.DefaultMaxIterations),
+			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, limits.MaxIterations),
 			Backend: "openai", BackendKwargs: map[string]any{"base_url": r.llmCfg.BaseURL, "models": r.llmCfg.Models}, Lang: r.Lang,
 		},
 	}
@@ -388,7 +389,7 @@ func (r *run) record(status Status, o outcome) {
 }
 
 // workDir is where a run keeps files of its own, such as its sub-runs' prompts.
-func (r *run) workDir() string { return filepath.Join(r.Home, "work", r.task) }
+func (r *run) workDir() string { return home.TaskWork(r.Home, r.task) }
 
 // kindOf is err's kind; an error without one is a code error.
 func kindOf(err error) fault.Kind {

@@ -20,7 +20,7 @@ import (
 // holds the budgets only.
 func (o *Options) Configure(c *config.Config) error {
 	l := c.Limits
-	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.Engine(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
+	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.API(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
 	o.Timeout, o.CellTimeout = c.Timeout, l.CellTimeout
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
 	lc, err := c.LLM(nil)

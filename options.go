@@ -4,18 +4,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
-	"github.com/rlm-sandbox/rlm/internal/guard"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
-// Defaults of Options.
-const (
-	defaultName    = "rlm"
-	defaultTimeout = 90 * time.Minute
-)
+// defaultName is Options.Name's default: the agent's name in progress lines and call chains.
+const defaultName = "rlm"
 
 // settings are Options checked and with their defaults: what a run uses.
 type settings struct {
@@ -39,7 +36,7 @@ func resolve(opts Options) (settings, error) {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {
-		if s.Home, err = guard.Home(); err != nil {
+		if s.Home, err = home.Dir(); err != nil {
 			return s, &OptionError{"Home", err}
 		}
 	}
@@ -49,7 +46,7 @@ func resolve(opts Options) (settings, error) {
 		}
 	}
 	if s.Timeout <= 0 {
-		s.Timeout = defaultTimeout
+		s.Timeout = limits.RunTimeout
 	}
 	return s, nil
 }
@@ -83,7 +80,7 @@ func (s *settings) what() error {
 // lang checks Lang, or takes it from the script's extension.
 func (s *settings) lang() error {
 	if s.Lang != "" {
-		l, err := validator.ParseLang(s.Lang)
+		l, err := source.ParseLang(s.Lang)
 		if err != nil {
 			return &OptionError{"Lang", err}
 		}
@@ -91,10 +88,10 @@ func (s *settings) lang() error {
 		return nil
 	}
 	if s.Question != "" || s.Script.Name == "" {
-		s.Lang = string(validator.Go)
+		s.Lang = string(source.Go)
 		return nil
 	}
-	l, ok := validator.LangOf(s.Script.Name)
+	l, ok := source.LangOf(s.Script.Name)
 	if !ok {
 		return &OptionError{"Lang", fmt.Errorf("%s: cannot tell the language from the extension; set Lang to go or js", filepath.Base(s.Script.Name))}
 	}
@@ -111,13 +108,13 @@ func (s *settings) recursion() error {
 		return &OptionError{"Name", fmt.Errorf("name %q: want a name without commas or white space", s.Name)}
 	}
 	if s.DepthCap <= 0 {
-		s.DepthCap = guard.DefaultDepthCap
+		s.DepthCap = limits.DepthCap
 	}
 	if s.Depth <= 0 {
 		s.Depth = 1
 	}
 	if s.MaxDepth <= 0 {
-		s.MaxDepth = 1
+		s.MaxDepth = limits.MaxDepth
 	}
 	if s.MaxDepth > s.DepthCap {
 		return &OptionError{"MaxDepth", fmt.Errorf("MaxDepth %d: want 1..%d (DepthCap)", s.MaxDepth, s.DepthCap)}

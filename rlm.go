@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/controller"
-	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -102,8 +102,8 @@ const (
 )
 
 // Limits are the caps of the model-facing API, stated in the system prompt and enforced by the
-// sandbox and the run; a zero field means its default (engine.DefaultLimits).
-type Limits = engine.Limits
+// sandbox and the run; a zero field means its default (package limits).
+type Limits = limits.API
 
 // Quota bounds what write_file may leave in the workspace; zero fields mean the defaults.
 type Quota = repl.WorkspaceQuota

@@ -5,10 +5,10 @@ import (
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/internal/files"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // session is a Session's state.
@@ -21,9 +21,9 @@ type session struct {
 }
 
 func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
-	lang := validator.Go
+	lang := source.Go
 	if o.Lang != "" {
-		l, err := validator.ParseLang(o.Lang)
+		l, err := source.ParseLang(o.Lang)
 		if err != nil {
 			return nil, &OptionError{"Lang", err}
 		}
@@ -34,24 +34,24 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		return nil, &OptionError{"Files", err}
 	}
 	var ws files.Workspace
-	home := o.Home
-	if home == "" {
-		if home, err = guard.Home(); err != nil {
+	dir := o.Home
+	if dir == "" {
+		if dir, err = home.Dir(); err != nil {
 			return nil, &OptionError{"Home", err}
 		}
 	}
 	if o.Workspace != "" {
-		if ws.Dir, err = files.Dir(o.Workspace, home, "workspace"); err != nil {
+		if ws.Dir, err = files.Dir(o.Workspace, dir, "workspace"); err != nil {
 			return nil, &OptionError{"Workspace", err}
 		}
 	} else {
-		if ws, err = newWorkspace(home); err != nil {
+		if ws, err = newWorkspace(dir); err != nil {
 			return nil, err
 		}
 	}
-	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: home,
+	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: dir,
 		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
-		Indexes: indexCache(home, nil)})
+		Indexes: indexCache(dir, nil)})
 	if err != nil {
 		ws.Finish()
 		return nil, err
@@ -59,12 +59,12 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	return &Session{session{s: s, ws: ws}}, nil
 }
 
-// newWorkspace creates the default workspace under home, creating home first.
-func newWorkspace(home string) (files.Workspace, error) {
-	if err := guard.EnsureHome(home); err != nil {
+// newWorkspace creates the default workspace under RLM_HOME dir, creating dir first.
+func newWorkspace(dir string) (files.Workspace, error) {
+	if err := home.Ensure(dir); err != nil {
 		return files.Workspace{}, err
 	}
-	return files.NewWorkspace(home)
+	return files.NewWorkspace(dir)
 }
 
 func (s *session) exec(ctx context.Context, code string) ExecResult {
@@ -101,9 +101,9 @@ func execResult(r repl.Result) ExecResult {
 	return out
 }
 
-// indexCache keeps the inputs' indexes under home/index, so that a run over an input indexed
+// indexCache keeps the inputs' indexes under RLM_HOME dir (home.Index), so that a run over an input indexed
 // before need not read it whole again (rlm clean removes the stale ones). warn, if not nil,
 // hears once that the cache cannot be written; the run goes on with indexes in memory.
-func indexCache(home string, warn func(error)) *tools.Indexes {
-	return tools.NewIndexes(guard.IndexDir(home), warn)
+func indexCache(dir string, warn func(error)) *tools.Indexes {
+	return tools.NewIndexes(home.Index(dir), warn)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/redact"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -54,7 +55,7 @@ var ErrNotRunning = errors.New("task is not running")
 // Options configures Open. The zero value is ready to use.
 type Options struct {
 	Redactor    *redact.Redactor // applied to every text column; nil means redact.New()
-	BusyTimeout time.Duration    // how long a writer waits for the lock; 0 means 5 s
+	BusyTimeout time.Duration    // how long a writer waits for the lock; 0 means limits.AuditBusy
 	Now         func() time.Time // the clock for times the caller leaves zero; nil means time.Now
 }
 
@@ -107,7 +108,7 @@ type Step struct {
 	Code      string
 	Output    string
 	Decision  Decision
-	Findings  any // JSON-encodable, e.g. []validator.Finding; read back as json.RawMessage
+	Findings  any // JSON-encodable, e.g. []source.Finding; read back as json.RawMessage
 	ErrorKind fault.Kind
 	At        time.Time // zero means now
 }
@@ -158,7 +159,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	busy := opts.BusyTimeout
 	if busy <= 0 {
-		busy = 5 * time.Second
+		busy = limits.AuditBusy
 	}
 	dsn := fmt.Sprintf("%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)"+
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", path, busy.Milliseconds())

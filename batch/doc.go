@@ -21,7 +21,7 @@
 // is checked as a task line is, and its limits are capped by the worker's (Result.Notes says
 // when). It extends the job's lease while it runs (Delivery.Touch),
 // hands the job back when stopped, and records a job that has been started
-// DefaultMaxAttempts times without finishing as failed.
+// limits.JobAttempts times without finishing as failed.
 //
 // Two queues implement Queue: NewMemQueue, channels in one process; and NewJetStream, NATS
 // JetStream: a work-queue stream of jobs with explicit acks and redelivery after the ack wait,

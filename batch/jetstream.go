@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -30,16 +31,13 @@ const (
 	resultSubj   = "rlm.results."
 	consumerName = "rlm-workers"
 	inputBucket  = "rlm_inputs"
-	// DefaultAckWait is how long a job may go without a heartbeat before it is delivered
-	// again; a running job's worker sends one every third of it.
-	DefaultAckWait = 30 * time.Second
 	// retention of results and inputs in the server: long enough to resume a batch.
 	retention = 14 * 24 * time.Hour
 )
 
 // JetStreamOptions configure NewJetStream; the zero value is usable.
 type JetStreamOptions struct {
-	// AckWait is DefaultAckWait when 0. The consumer is created (or updated) with it by the
+	// AckWait is limits.AckWait when 0. The consumer is created (or updated) with it by the
 	// coordinator; a worker uses the consumer's.
 	AckWait time.Duration
 	// Coordinator makes the queue create or update the consumer with AckWait; a worker only
@@ -141,7 +139,7 @@ func (q *jsQueue) consumer(ctx context.Context, o JetStreamOptions) error {
 	cfg := jetstream.ConsumerConfig{Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: o.AckWait, FilterSubject: jobSubject + ">", MaxAckPending: 10_000}
 	if cfg.AckWait <= 0 {
-		cfg.AckWait = DefaultAckWait
+		cfg.AckWait = limits.AckWait
 	}
 	var err error
 	if !o.Coordinator {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/tools"
 )
@@ -42,7 +43,7 @@ type Config struct {
 	TTY      bool
 	// OnResult, when set, is called with each result this run writes, in the order written.
 	OnResult func(Result)
-	// Drain is the longest wait for results after the workers stop (default 2 s).
+	// Drain is the longest wait for results after the workers stop (default limits.BatchDrain).
 	Drain time.Duration
 }
 
@@ -301,7 +302,7 @@ func (c *coordinator) take(r Result) (bool, error) {
 func (c *coordinator) drain(live <-chan Result) {
 	wait := c.cfg.Drain
 	if wait <= 0 {
-		wait = 2 * time.Second
+		wait = limits.BatchDrain
 	}
 	end := time.After(wait)
 	const quiet = 250 * time.Millisecond

@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // Task is one line of a tasks file: what to ask (a question or a script) of which files.
@@ -175,7 +176,7 @@ func parseTask(line []byte, dir string) (Task, error) {
 		return t, fmt.Errorf("task %q has neither \"question\" nor \"script\"", t.ID)
 	}
 	if t.Lang != "" {
-		if _, err := validator.ParseLang(t.Lang); err != nil {
+		if _, err := source.ParseLang(t.Lang); err != nil {
 			return t, fmt.Errorf("task %q: %v", t.ID, err)
 		}
 	}
@@ -222,7 +223,7 @@ func (l Limits) check() error {
 }
 
 // maxScript is the largest script a task may name: the validator's limit on a cell's source.
-func maxScript() int { return validator.Policy{}.Effective().MaxSourceBytes }
+func maxScript() int { return limits.SourceBytes }
 
 func resolvePath(dir, p string) string {
 	if filepath.IsAbs(p) {

@@ -13,12 +13,9 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
-
-// DefaultMaxAttempts is how many times a job is started before it is recorded as failed: a
-// job whose every worker died (out of memory, killed) must not circle for ever.
-const DefaultMaxAttempts = 4
 
 // Worker takes jobs from a queue and runs each with rlm.Ask, as rlm run would run it.
 type Worker struct {
@@ -32,7 +29,7 @@ type Worker struct {
 	Parallel int
 	// Name identifies this worker in results (default host:pid).
 	Name string
-	// MaxAttempts is DefaultMaxAttempts when 0.
+	// MaxAttempts is limits.JobAttempts when 0.
 	MaxAttempts int
 	// Log, when set, gets one line per job started and finished.
 	Log func(format string, args ...any)
@@ -273,7 +270,7 @@ func (w *Worker) logf(format string, args ...any) {
 
 func effectiveAttempts(n int) int {
 	if n <= 0 {
-		return DefaultMaxAttempts
+		return limits.JobAttempts
 	}
 	return n
 }

@@ -1,12 +1,10 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/engine"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
@@ -41,8 +39,8 @@ type Config struct {
 	getenv  func(string) string
 }
 
-// Limits are every cap and budget of a run. Each has a finite default (Defaults) and a range
-// that Load checks.
+// Limits are every cap and budget of a run. Each has a finite default (Defaults, from package
+// limits) and a range that Load checks. Zero fields mean the defaults, so the zero value is safe.
 type Limits struct {
 	MaxIterations int // root model replies before the forced final answer
 	MaxBlocks     int // code blocks of one reply that run
@@ -57,7 +55,7 @@ type Limits struct {
 
 	CellTimeout time.Duration
 
-	// The caps of the model-facing API (engine.Limits).
+	// The caps of the model-facing API (limits.API).
 	OutputChars, PeekChars, SearchResults, MatchChars, Chunks, TextChars int
 	ReadChars, GrepResults, WriteBytes, FileCalls, FinalChars            int
 
@@ -66,9 +64,9 @@ type Limits struct {
 	WorkerMemory     int64 // bytes of the worker process
 }
 
-// Engine returns the caps the session and the controller enforce, as engine.Limits.
-func (l Limits) Engine() engine.Limits {
-	return engine.Limits{
+// API returns the caps the session and the controller enforce, as limits.API (engine.Limits).
+func (l Limits) API() limits.API {
+	return limits.API{
 		PeekChars: l.PeekChars, SearchResults: l.SearchResults, MatchChars: l.MatchChars, Chunks: l.Chunks,
 		TextChars: l.TextChars, ReadChars: l.ReadChars, GrepResults: l.GrepResults, WriteBytes: l.WriteBytes,
 		FileCalls: l.FileCalls, OutputChars: l.OutputChars, FinalChars: l.FinalChars,
@@ -149,15 +147,12 @@ func UserFile(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(h, "config.toml"), nil
+	return home.Config(h), nil
 }
 
 // Home is $RLM_HOME, else ~/.rlm: always absolute, else an error that says to set RLM_HOME.
 func Home(getenv func(string) string) (string, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return guard.HomeFrom(getenv)
+	return home.FromEnv(getenv)
 }
 
 // FlagSpec is a command-line flag that sets a configuration value.

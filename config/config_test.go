@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
@@ -33,7 +34,7 @@ func setupUntrusted(t *testing.T, project, user string, env map[string]string, f
 	t.Helper()
 	dir := t.TempDir()
 	o := Options{ProjectFile: filepath.Join(dir, "rlm.toml"), UserFile: filepath.Join(dir, "home", "config.toml"),
-		TrustStore: filepath.Join(dir, "home", TrustStoreName), Getenv: func(k string) string { return env[k] }, Flags: flags}
+		TrustStore: home.TrustStore(filepath.Join(dir, "home")), Getenv: func(k string) string { return env[k] }, Flags: flags}
 	for path, text := range map[string]string{o.ProjectFile: project, o.UserFile: user} {
 		if text == "" {
 			continue

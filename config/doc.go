@@ -3,14 +3,15 @@
 //
 //	cfg, err := config.Load(config.Options{Flags: givenFlags}) // ./rlm.toml, $RLM_HOME/config.toml, env, flags
 //	lc, err := cfg.LLM(nil)                                    // the model client's llm.Config, keys read from the environment
-//	cfg.Limits.MaxIterations, cfg.Limits.Engine(), cfg.Source("limits.max_calls")
+//	cfg.Limits.MaxIterations, cfg.Limits.API(), cfg.Source("limits.max_calls")
 //
 // # Precedence
 //
 // A flag beats the environment, which beats the project file (./rlm.toml), which beats the
 // user file ($RLM_HOME/config.toml, RLM_HOME defaulting to ~/.rlm), which beats the built-in
-// default (Defaults, taken from the packages that enforce each limit). Config.Source says which
-// of them gave each value: the flag, the variable, the file's path, or "default".
+// default (Defaults: package limits declares every default and describes each limit).
+// Config.Source says which of them gave each value: the flag, the variable, the file's path, or
+// "default".
 //
 // # Trust
 //

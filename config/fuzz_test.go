@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
 )
 
 // FuzzLoad: any file, as the user file, either loads, with every value of [defaults] and
@@ -47,7 +48,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		noenv := func(string) string { return "" }
-		store := filepath.Join(dir, TrustStoreName)
+		store := home.TrustStore(dir)
 		c, err := Load(Options{ProjectFile: none, UserFile: file, TrustStore: store, Getenv: noenv})
 		if checkLoaded(t, c, err, file) {
 			c.Entries()

@@ -15,17 +15,13 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/redact"
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // maxFileBytes bounds a configuration file: rlm.toml is a page of settings, not data.
 const maxFileBytes = 1 << 20
-
-// ProjectFileName is the project's configuration file, read from the working directory (the
-// file tools' write_file refuses the name).
-const ProjectFileName = tools.ProjectFileName
 
 // Load reads the configuration: the built-in defaults, then the user file, the project file,
 // the environment and the flags, each over the one before (DESIGN: flag > env > project > user
@@ -71,7 +67,7 @@ func (o Options) getenv() func(string) string {
 
 func (o Options) projectFile() string {
 	if o.ProjectFile == "" {
-		return ProjectFileName
+		return home.ProjectFile
 	}
 	return o.ProjectFile
 }

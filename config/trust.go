@@ -21,11 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/redact"
 )
-
-// TrustStoreName is the trust store's file name under RLM_HOME.
-const TrustStoreName = "trusted.json"
 
 // Bounds of the trust store: the files it records (the oldest trust is dropped beyond them)
 // and its size when read.
@@ -41,7 +39,7 @@ func TrustStore(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(h, TrustStoreName), nil
+	return home.TrustStore(h), nil
 }
 
 // store is the trust store's content.
@@ -116,7 +114,7 @@ func (s store) write(path string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return schemaf("creating %s for the trust store: %v", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+TrustStoreName+".*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return schemaf("writing the trust store %s: %v", path, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
 )
 
 // wantDirection is each key's direction, written out here (not read from keys.go) so that a key
@@ -236,7 +237,7 @@ func TestTrust(t *testing.T) {
 // an error that names it, whether Load or Trust reads it.
 func TestTrustStoreBounds(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, TrustStoreName)
+	path := home.TrustStore(dir)
 	var s store
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range maxTrusted + 3 {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/redact"
 )
@@ -224,11 +224,11 @@ func (s spec) format(f float64) string {
 		return formatDuration(time.Duration(f))
 	case kUSD:
 		if f == math.Trunc(f) {
-			return "$" + engine.Thousands(int64(f))
+			return "$" + limits.Thousands(int64(f))
 		}
 		return "$" + strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	return engine.Thousands(int64(f))
+	return limits.Thousands(int64(f))
 }
 
 // parseDuration reads "90m", "30s", or a bare number of seconds; the result is inside the
@@ -296,13 +296,13 @@ func formatSize(n int64) string {
 		n    int64
 	}{{"TiB", tib}, {"GiB", gib}, {"MiB", mib}, {"KiB", kib}} {
 		if n >= u.n && n%u.n == 0 {
-			return engine.Thousands(n/u.n) + " " + u.name
+			return limits.Thousands(n/u.n) + " " + u.name
 		}
 	}
 	if n == 1 {
 		return "1 byte"
 	}
-	return engine.Thousands(n) + " bytes"
+	return limits.Thousands(n) + " bytes"
 }
 
 // formatDuration writes a duration without zero units: "90m", "2m", "1h30m", "120ms".

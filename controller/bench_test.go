@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -28,7 +29,7 @@ func BenchmarkBatchedOverhead(b *testing.B) {
 		}
 		return llmtest.Reply{Text: "```repl\nconst ps = []; for (let i = 0; i < 32; i++) ps.push(\"P\" + i);\nconst rs = llm_query_batched(ps);\nFINAL(rs.filter(r => r.startsWith(\"ok P\")).length)\n```"}
 	})
-	ideal := time.Duration(32/DefaultBatchWidth) * latency
+	ideal := time.Duration(32/limits.BatchWidth) * latency
 	var total time.Duration
 	for b.Loop() {
 		client, err := llm.New(llm.Config{BaseURL: srv.URL(), Models: []string{"fake"}, MaxCalls: 200, MaxTokens: 10_000_000})

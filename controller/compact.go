@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
@@ -48,7 +49,7 @@ func (r *run) compact() {
 	dropped := len(rest) - keep
 	kept := append([]llm.Message(nil), rest[len(rest)-keep:]...)
 	// A kept message too large on its own is cut to its share of the target.
-	share := max(target*3/keep, minBlockChars)
+	share := max(target*3/keep, limits.MinBlockChars)
 	for i := range kept {
 		kept[i].Content = clip(kept[i].Content, share)
 	}

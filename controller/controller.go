@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -23,18 +24,10 @@ const (
 	Loop        // the REPL loop, whatever the input size (--rlm, --dense)
 )
 
-// Defaults, from docs/design.md's limits table.
+// The bounds of the direct mode (fixed). The defaults of Config are in package limits.
 const (
-	DefaultMaxIterations = 25
-	DefaultMaxSubCalls   = 32
-	DefaultMaxBatches    = 8
-	DefaultBatchWidth    = 4
-	DefaultWindow        = 128_000   // the root model's context window, in tokens
-	DirectThreshold      = 50_000    // characters
-	MaxDirectChars       = 1_000_000 // characters a forced direct call may carry
-	DefaultFeedbackChars = 20_000    // characters of one cell's output shown to the root model
-	DefaultFailedStreak  = 3         // consecutive iterations in which no block worked: stop
-	DefaultMaxBlocks     = 8         // code blocks of one reply that run; the rest are skipped
+	DirectThreshold = 50_000    // characters
+	MaxDirectChars  = 1_000_000 // characters a forced direct call may carry
 )
 
 // Config is one run. The zero value of every limit means its default.
@@ -129,16 +122,16 @@ func (c Config) withDefaults() Config {
 			*v = d
 		}
 	}
-	def(&c.MaxIterations, DefaultMaxIterations)
-	def(&c.MaxSubCalls, DefaultMaxSubCalls)
-	def(&c.MaxBatches, DefaultMaxBatches)
-	def(&c.BatchWidth, DefaultBatchWidth)
-	def(&c.Window, DefaultWindow)
-	def(&c.FeedbackChars, DefaultFeedbackChars)
-	def(&c.MaxBlocks, DefaultMaxBlocks)
-	if c.Session.Lang == "" {
-		c.Session.Lang = "go"
-	}
+	def(&c.MaxIterations, limits.MaxIterations)
+	def(&c.MaxSubCalls, limits.SubCalls)
+	def(&c.MaxBatches, limits.Batches)
+	def(&c.BatchWidth, limits.BatchWidth)
+	def(&c.Window, limits.Window)
+	def(&c.FeedbackChars, limits.FeedbackChars)
+	def(&c.MaxBlocks, limits.MaxBlocks)
+	// The session's values, resolved here once: the prompt states them, and the session
+	// enforces the same.
+	c.Session = c.Session.WithDefaults()
 	if c.Observer == nil {
 		c.Observer = nopObserver{}
 	}

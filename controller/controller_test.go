@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/worker"
@@ -200,8 +201,8 @@ func TestSubCallsBatchedInOrder(t *testing.T) {
 	if out.Err != nil || out.Answer != want {
 		t.Fatalf("got %q, %v; want %q", out.Answer, out.Err, want)
 	}
-	if peak > DefaultBatchWidth || peak < 2 {
-		t.Errorf("peak concurrency %d; want 2..%d", peak, DefaultBatchWidth)
+	if peak > limits.BatchWidth || peak < 2 {
+		t.Errorf("peak concurrency %d; want 2..%d", peak, limits.BatchWidth)
 	}
 	if out.SubCalls != 6 {
 		t.Errorf("sub-calls = %d; want 6", out.SubCalls)

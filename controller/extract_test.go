@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -112,9 +113,9 @@ func TestCompactOversizedNewest(t *testing.T) {
 func TestFeedbackBounded(t *testing.T) {
 	var fb feedbackBuilder
 	for i := range 40 {
-		fb.cell(i, 40, "", repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(DefaultFeedbackChars, 40))
+		fb.cell(i, 40, "", repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(limits.FeedbackChars, 40))
 	}
-	if got := len([]rune(fb.text(2 * DefaultFeedbackChars))); got > 2*DefaultFeedbackChars+200 {
-		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*DefaultFeedbackChars)
+	if got := len([]rune(fb.text(2 * limits.FeedbackChars))); got > 2*limits.FeedbackChars+200 {
+		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*limits.FeedbackChars)
 	}
 }

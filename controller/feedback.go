@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 )
@@ -132,12 +133,10 @@ func plural(n int, one, many string) string {
 func (f *feedbackBuilder) text(limit int) string { return clip(f.b.String(), limit) }
 
 // perBlock is each block's share of the feedback: the whole budget divided among the blocks,
-// but never less than minBlockChars.
+// but never less than limits.MinBlockChars.
 func perBlock(total, blocks int) int {
-	return max(total/max(blocks, 1), minBlockChars)
+	return max(total/max(blocks, 1), limits.MinBlockChars)
 }
-
-const minBlockChars = 1000
 
 // errPos finds the first position of a block in an error message: "cell.js:5:88: ...".
 var errPos = regexp.MustCompile(`\bcell\.(?:go|js):(\d+):(\d+)`)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -115,8 +116,8 @@ func previewLabel(which, s string, whole bool) string {
 // readAll reads a small document whole, peek by peek.
 func readAll(d *tools.Doc) (string, error) {
 	var b strings.Builder
-	for off := int64(0); off < d.Length(); off += tools.DefaultPeekChars {
-		s, err := d.Peek(off, min(tools.DefaultPeekChars, d.Length()-off))
+	for off := int64(0); off < d.Length(); off += limits.PeekChars {
+		s, err := d.Peek(off, min(limits.PeekChars, d.Length()-off))
 		if err != nil {
 			return "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/repl"
 )
 
@@ -39,8 +40,8 @@ func TestBlocksPerReplyAreCapped(t *testing.T) {
 	if out.Err != nil || out.Answer != "done" {
 		t.Fatalf("got %q, %v", out.Answer, out.Err)
 	}
-	if len(obs.cells) != DefaultMaxBlocks+1 {
-		t.Errorf("%d cells ran; want the first %d of the 12 blocks, then the answer", len(obs.cells), DefaultMaxBlocks)
+	if len(obs.cells) != limits.MaxBlocks+1 {
+		t.Errorf("%d cells ran; want the first %d of the 12 blocks, then the answer", len(obs.cells), limits.MaxBlocks)
 	}
 	fb := m.seen[1][len(m.seen[1])-1].Content
 	if !strings.Contains(fb, "had 12 code blocks; only the first 8 ran") {

@@ -8,9 +8,8 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
-	"github.com/rlm-sandbox/rlm/repl"
-	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -28,7 +27,7 @@ func SystemPrompt(cfg Config) string {
 Only what your code prints reaches you, at most %s characters per reply: the blocks of a reply share them (each gets at least %s), and longer output is cut to its head and tail, with its true length stated. A block keeps only the first %s characters it prints. Print counts and summaries, not raw text.
 
 `, langName(lang), fenceTag(lang), map[string]string{"go": "variables, functions, types, imports", "js": "variables, functions, classes"}[lang],
-		num(cfg.FeedbackChars), num(minBlockChars), num(outputCap(cfg)))
+		num(cfg.FeedbackChars), num(limits.MinBlockChars), num(outputCap(cfg)))
 	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
 	for _, l := range APILines(lang, lim) {
 		b.WriteString("- " + l + "\n")
@@ -98,7 +97,7 @@ func langNotes(lang string) []string {
 
 // limitLines are the limits that stop a block or the run, with this run's values.
 func limitLines(cfg Config, lim engine.Limits) []string {
-	timeLine := "Time: a block is stopped after " + human(cellTimeout(cfg)) + "."
+	timeLine := "Time: a block is stopped after " + human(cfg.Session.CellTimeout) + "."
 	if cfg.Timeout > 0 {
 		timeLine += " The whole run ends after " + human(cfg.Timeout) + "."
 	}
@@ -107,7 +106,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		memoryLine(cfg),
 		fmt.Sprintf("Replies: %d. After the last one you get one more reply, which must call FINAL; nothing else counts then.", cfg.MaxIterations),
 		fmt.Sprintf("Blocks: the first %d code blocks of a reply run; later ones are skipped.", cfg.MaxBlocks),
-		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", DefaultFailedStreak),
+		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", limits.FailedStreak),
 		fmt.Sprintf("Sub-calls: %s per run (llm_query, batched slots included), in at most %s llm_query_batched calls, %s run at a time. A call that asks for more sub-calls than are left fails and makes none, and your code can send fewer, larger prompts; a call once all are used, or a batch beyond the batch cap, ends the run after its block.",
 			num(lim.SubCalls), num(lim.Batches), num(lim.BatchWidth)),
 		fmt.Sprintf("File tools: %s calls of read_file, list_dir, file_info and grep per session; past that they fail.", num(lim.FileCalls)),
@@ -123,16 +122,16 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		lines = append(lines, "Model budget: your replies and sub-calls share the run's model budget; when it is spent, the run ends.")
 	}
 	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks that worked, so their variables come back; the %s crash within %s ends the run.",
-		ordinal(restartsOf(cfg)+1), human(restartWindowOf(cfg))))
+		ordinal(cfg.Session.MaxRestarts+1), human(cfg.Session.RestartWindow)))
 }
 
 func memoryLine(cfg Config) string {
 	if cfg.Session.Lang == "js" {
-		return "Memory: a block is stopped when the REPL's live heap passes " + mib(repl.JSHeapLimit(cfg.Session.WorkerMemory)) + "; the REPL then restarts (see Crashes)."
+		return "Memory: a block is stopped when the REPL's live heap passes " + mib(limits.JSHeap(cfg.Session.WorkerMemory)) + "; the REPL then restarts (see Crashes)."
 	}
 	mem := cfg.Session.WorkerMemory
 	if mem <= 0 {
-		mem = sandbox.DefaultMemoryBytes
+		mem = limits.WorkerMemory
 	}
 	return "Memory: keep your data well under " + mib(mem) + "; a block that allocates far more kills the REPL process (see Crashes)."
 }
@@ -167,30 +166,16 @@ func budgetOf(m Model) (llm.Budget, bool) {
 
 // apiLimits are the caps of this run as the API's doc lines state them: the session's limits,
 // which the session enforces, with the controller's own sub-call limits, and what a block's
-// output can show the model.
+// output can show the model. cfg has its defaults (withDefaults).
 func apiLimits(cfg Config) engine.Limits {
-	lim := cfg.Session.Limits.Effective()
+	lim := cfg.Session.Limits
 	lim.OutputChars = min(lim.OutputChars, cfg.FeedbackChars)
 	lim.SubCalls, lim.Batches, lim.BatchWidth = cfg.MaxSubCalls, cfg.MaxBatches, cfg.BatchWidth
-	return lim.Effective()
+	return lim
 }
 
 // outputCap is the characters of output a block keeps.
-func outputCap(cfg Config) int { return cfg.Session.Limits.Effective().OutputChars }
-
-func restartsOf(cfg Config) int {
-	if cfg.Session.MaxRestarts > 0 {
-		return cfg.Session.MaxRestarts
-	}
-	return repl.DefaultMaxRestarts
-}
-
-func restartWindowOf(cfg Config) time.Duration {
-	if cfg.Session.RestartWindow > 0 {
-		return cfg.Session.RestartWindow
-	}
-	return repl.DefaultRestartWindow
-}
+func outputCap(cfg Config) int { return cfg.Session.Limits.OutputChars }
 
 // APILines are the model API's functions as the system prompt lists them, in lang ("go" or
 // "js") with the caps of lim: "peek(ctx Context, offset int, length int) string — text of …".
@@ -229,13 +214,6 @@ func fenceTag(lang string) string {
 		return "js"
 	}
 	return "go"
-}
-
-func cellTimeout(cfg Config) time.Duration {
-	if cfg.Session.CellTimeout > 0 {
-		return cfg.Session.CellTimeout
-	}
-	return repl.DefaultCellTimeout
 }
 
 // ordinal writes 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, ….

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/tools"
@@ -136,7 +137,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 		if err := r.streakCheck(oc); err != nil {
 			return err
 		}
-		if r.failedStreak == DefaultFailedStreak-1 {
+		if r.failedStreak == limits.FailedStreak-1 {
 			feedback += streakWarning(r.failedStreak)
 		}
 		feedback += r.budgetLine()
@@ -153,7 +154,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 	if len(blocks) == 0 {
 		return noCode(r.cfg.Session.Lang), outcome{failed: true, err: fault.New(fault.Format, "the reply had no code block")}, nil
 	}
-	fb := feedbackBuilder{blockTimeout: cellTimeout(r.cfg)}
+	fb := feedbackBuilder{blockTimeout: r.cfg.Session.CellTimeout}
 	if len(blocks) > r.cfg.MaxBlocks {
 		fb.b.WriteString(tooManyBlocks(len(blocks), r.cfg.MaxBlocks))
 		blocks = blocks[:r.cfg.MaxBlocks]
@@ -214,7 +215,7 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 	return nil
 }
 
-// streakCheck stops the run after DefaultFailedStreak iterations in a row in which no block
+// streakCheck stops the run after limits.FailedStreak iterations in a row in which no block
 // worked (docs/design.md: consecutive failed steps, 3 → abort), with the fix for what kept failing.
 func (r *run) streakCheck(oc outcome) error {
 	if !oc.failed {
@@ -222,7 +223,7 @@ func (r *run) streakCheck(oc outcome) error {
 		return nil
 	}
 	r.failedStreak++
-	if r.failedStreak < DefaultFailedStreak {
+	if r.failedStreak < limits.FailedStreak {
 		return nil
 	}
 	if oc.denied {
@@ -232,7 +233,7 @@ func (r *run) streakCheck(oc outcome) error {
 	if kind == "" {
 		kind = fault.Code
 	}
-	return fault.New(kind, "no code block worked in %d replies in a row, so the run stops (last error: %s); %s", r.failedStreak, clip(oc.err.Error(), 300), streakFix(oc.err, cellTimeout(r.cfg)))
+	return fault.New(kind, "no code block worked in %d replies in a row, so the run stops (last error: %s); %s", r.failedStreak, clip(oc.err.Error(), 300), streakFix(oc.err, r.cfg.Session.CellTimeout))
 }
 
 // streakFix is what to do about blocks that kept failing, by what failed last.

@@ -286,11 +286,7 @@ func endsRun(err error) bool {
 
 // cellLimit is the most time a sub-call may take: the cell's soft and hard deadlines.
 func (h *subHost) cellLimit() time.Duration {
-	d := h.cfg.Session.CellTimeout
-	if d <= 0 {
-		d = repl.DefaultCellTimeout
-	}
-	return d + repl.DefaultKillGrace
+	return h.cfg.Session.CellTimeout + h.cfg.Session.KillGrace
 }
 
 func typeName(v any) string {

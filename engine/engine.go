@@ -14,7 +14,7 @@ type Host interface {
 
 // Result is the outcome of one cell.
 type Result struct {
-	Stdout    string // captured output, capped (see OutputCap), with a marker stating the true length
+	Stdout    string // captured output, capped (Limits.OutputChars), with a marker stating the true length
 	Truncated bool   // Stdout was capped
 	Final     *Final // set when the cell called FINAL or FINAL_VAR
 	Err       error  // nil, or an error of a fault kind (code, timeout, limit, denied, ...)
@@ -28,9 +28,6 @@ type Result struct {
 type Final struct {
 	Value string
 }
-
-// OutputCap is the default cap on a cell's output, in characters.
-const OutputCap = 100_000
 
 // Param is one parameter of an API function.
 type Param struct {

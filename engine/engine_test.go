@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 func TestAPINamesAreUniqueAndDocumented(t *testing.T) {
@@ -65,7 +66,7 @@ func TestThousands(t *testing.T) {
 
 func TestEffectiveReplacesZeroOnly(t *testing.T) {
 	got := engine.Limits{PeekChars: 7, Chunks: -1}.Effective()
-	if got.PeekChars != 7 || got.Chunks != engine.DefaultLimits.Chunks || got.SubCalls != engine.DefaultLimits.SubCalls {
+	if got.PeekChars != 7 || got.Chunks != limits.Chunks || got.SubCalls != limits.SubCalls {
 		t.Errorf("Effective = %+v", got)
 	}
 }

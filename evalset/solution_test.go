@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 	"github.com/rlm-sandbox/rlm/worker"
 )
@@ -40,7 +41,7 @@ var solutionSpecs = []Spec{
 func TestSolutionsPassTheValidator(t *testing.T) {
 	for _, spec := range solutionSpecs {
 		task, _ := generate(t, Spec{Kind: spec.Kind, Size: 10 * KB, Seed: spec.Seed, Filler: spec.Filler})
-		for _, lang := range []validator.Lang{validator.Go, validator.JS} {
+		for _, lang := range []source.Lang{source.Go, source.JS} {
 			src := Solution(task, string(lang))
 			if src == "" {
 				t.Fatalf("%s: no %s solution", task.ID, lang)

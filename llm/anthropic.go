@@ -11,16 +11,12 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // AnthropicVersion is the anthropic-version header sent with every request.
 const AnthropicVersion = "2023-06-01"
-
-// DefaultAnthropicMaxTokens is the max_tokens sent to an Anthropic model
-// without a max_tokens setting (the field is required). Every current Claude
-// model accepts it; a server that states a lower maximum is asked again
-// with that maximum.
-const DefaultAnthropicMaxTokens = 8192
 
 // anthropicBackend speaks Anthropic's Messages API, streaming, over net/http.
 type anthropicBackend struct {
@@ -71,7 +67,7 @@ func (b *anthropicBackend) body(req BackendRequest) map[string]any {
 	}
 	maxTok := req.MaxTokens
 	if maxTok <= 0 {
-		maxTok = DefaultAnthropicMaxTokens
+		maxTok = limits.AnthropicMaxTokens
 	}
 	body := map[string]any{"model": req.Model, "max_tokens": maxTok, "messages": msgs, "stream": true}
 	for k, v := range req.Sampling.Extra {

@@ -13,6 +13,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Backend makes one streaming chat completion attempt. It does not retry:
@@ -119,13 +121,13 @@ func NewOpenAIBackend(baseURL, apiKey string, connectTimeout time.Duration) Back
 	return &openAIBackend{svc: svc, now: time.Now}
 }
 
-// httpClient is the HTTP client of a backend: connectTimeout (0 = 30 s)
+// httpClient is the HTTP client of a backend: connectTimeout (0 = limits.ConnectTimeout)
 // bounds TCP connect and TLS handshake; the proxy comes from the
 // environment; there is no overall timeout (the Client's idle timer and the
 // caller's context bound a stream).
 func httpClient(connectTimeout time.Duration) *http.Client {
 	if connectTimeout <= 0 {
-		connectTimeout = 30 * time.Second
+		connectTimeout = limits.ConnectTimeout
 	}
 	d := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/redact"
 )
 
@@ -222,7 +223,7 @@ func (c *Client) backoffDelay(n int, err error) time.Duration {
 // admit checks the breaker and the budgets before an attempt and reserves
 // the call. It returns the completion cap for the attempt (0 = none sent):
 // the smallest of the request's MaxTokens, the model's max_tokens and the
-// server's stated maximum (Anthropic: DefaultAnthropicMaxTokens when none
+// server's stated maximum (Anthropic: limits.AnthropicMaxTokens when none
 // is set), lowered to what is left of the token and dollar budgets. No cap
 // is sent to an OpenAI-compatible server when none is set: a large
 // max_tokens is refused by servers whose context is smaller, with an error
@@ -249,7 +250,7 @@ func (c *Client) admit(ctx context.Context, req Request, m *model) (int, error) 
 	}
 	want := capOf(req.MaxTokens, m.set.MaxTokens, c.stateOf(m).outCap)
 	if want == 0 && m.ep.provider == ProviderAnthropic {
-		want = capOf(DefaultAnthropicMaxTokens, c.stateOf(m).outCap)
+		want = capOf(limits.AnthropicMaxTokens, c.stateOf(m).outCap)
 	}
 	if want > 0 {
 		want = min(want, left)

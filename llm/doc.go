@@ -95,7 +95,7 @@
 // "stream": true. Leading system messages become the top-level system
 // field, a later one a user turn; messages without text are left out (the
 // API refuses them). max_tokens is required: the model's setting, else
-// DefaultAnthropicMaxTokens (8192); a 400 "max_tokens: N > M, which is the
+// limits.AnthropicMaxTokens (8192); a 400 "max_tokens: N > M, which is the
 // maximum allowed …" is asked again at once with M, remembered per model.
 // reasoning_effort is sent as output_config.effort (low … max); Anthropic
 // has no seed (a configuration error). Events: message_start (usage: input,

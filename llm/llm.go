@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/monitor"
 	"github.com/rlm-sandbox/rlm/redact"
 )
@@ -224,16 +225,16 @@ func (c Config) withDefaults() Config {
 			*p = v
 		}
 	}
-	def(&c.MaxCalls, 80)
-	def(&c.MaxTokens, 200000)
-	def(&c.MaxAttempts, 5)
-	def(&c.BreakerErrors, 5)
-	defD(&c.ConnectTimeout, 30*time.Second)
-	defD(&c.IdleTimeout, 30*time.Second)
-	defD(&c.MinBackoff, time.Second)
-	defD(&c.MaxBackoff, 30*time.Second)
-	defD(&c.BreakerWindow, 60*time.Second)
-	defD(&c.QuotaProbe, 5*time.Minute)
+	def(&c.MaxCalls, limits.MaxCalls)
+	def(&c.MaxTokens, limits.MaxTokens)
+	def(&c.MaxAttempts, limits.CallAttempts)
+	def(&c.BreakerErrors, limits.BreakerErrors)
+	defD(&c.ConnectTimeout, limits.ConnectTimeout)
+	defD(&c.IdleTimeout, limits.StreamIdle)
+	defD(&c.MinBackoff, limits.RetryMinBackoff)
+	defD(&c.MaxBackoff, limits.RetryMaxBackoff)
+	defD(&c.BreakerWindow, limits.BreakerWindow)
+	defD(&c.QuotaProbe, limits.QuotaProbe)
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}

@@ -84,7 +84,7 @@ type Sampling struct {
 	Temperature *float64 // 0–2 (Anthropic 0–1)
 	TopP        *float64 // 0–1
 	// MaxTokens caps each completion; 0 = no cap sent (OpenAI-compatible),
-	// DefaultAnthropicMaxTokens (Anthropic, where the field is required).
+	// limits.AnthropicMaxTokens (Anthropic, where the field is required).
 	MaxTokens int
 	// ReasoningEffort is sent as reasoning_effort (OpenAI-compatible) or
 	// output_config.effort (Anthropic: low, medium, high, xhigh, max).

@@ -6,18 +6,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/redact"
 )
-
-// DefaultRetention is how long log files are kept when Options.Retention is 0.
-const DefaultRetention = 30 * 24 * time.Hour
 
 // Options configures Open. The zero value logs at Info and above, keeps 30 days, redacts with
 // redact.New() and reads the real clock.
 type Options struct {
 	Level     slog.Leveler     // the minimum level; nil means slog.LevelInfo
 	Redactor  *redact.Redactor // nil means redact.New()
-	Retention time.Duration    // files older than this are deleted; 0 means DefaultRetention
+	Retention time.Duration    // files older than this are deleted; 0 means limits.Retention
 	Now       func() time.Time // nil means time.Now
 	Disabled  bool             // discard everything and touch no file (--no-log, SFA_NO_LOG=1)
 }
@@ -43,7 +41,7 @@ func Open(dir string, opts Options) (*Logger, error) {
 		opts.Now = time.Now
 	}
 	if opts.Retention <= 0 {
-		opts.Retention = DefaultRetention
+		opts.Retention = limits.Retention
 	}
 	if opts.Level == nil {
 		opts.Level = slog.LevelInfo

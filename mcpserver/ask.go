@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rlm-sandbox/rlm"
-	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 const askDoc = `Answer a question about files with a whole Recursive Language Model run: rlm's root model writes code that explores the files in a confined sandbox, calls sub-models on the parts that matter, and records the answer. Use it for questions over inputs too large to read (logs, dumps, corpora). Returns the answer, the usage (API calls, tokens, iterations), the task id and the trace (also a resource, rlm://trace/TASK_ID).
@@ -133,7 +133,7 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 		set       func(int)
 		configure string
 	}{
-		{"max_iterations", l.MaxIterations, effective(s.opts.MaxIterations, controller.DefaultMaxIterations), func(n int) { o.MaxIterations = n }, "--max-iterations"},
+		{"max_iterations", l.MaxIterations, effective(s.opts.MaxIterations, limits.MaxIterations), func(n int) { o.MaxIterations = n }, "--max-iterations"},
 		{"max_sub_calls", l.MaxSubCalls, s.opts.Limits.Effective().SubCalls, func(n int) { o.Limits.SubCalls = n }, "--max-subcalls"},
 		{"max_calls", l.MaxCalls, s.caps.Calls, func(n int) { o.Model.MaxCalls = n }, "--max-calls"},
 		{"max_tokens", l.MaxTokens, s.caps.Tokens, func(n int) { o.Model.MaxTokens = n }, "--max-tokens"},
@@ -168,7 +168,7 @@ func (s *Server) runTimeout() time.Duration {
 	if s.opts.Timeout > 0 {
 		return s.opts.Timeout
 	}
-	return 90 * time.Minute // rlm.Options' default
+	return limits.RunTimeout // rlm.Options' default
 }
 
 func modeOf(m string) (rlm.Mode, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/mcpserver"
 )
 
@@ -121,7 +122,7 @@ func TestHTTPConnFlood(t *testing.T) {
 		addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
 		for _, mode := range []string{"silent", "stall", "whole"} {
 			name := fmt.Sprintf("token %v, %s flood", tok != "", mode)
-			stop := flood(addr, mode, mcpserver.DefaultMaxConns)
+			stop := flood(addr, mode, limits.HTTPConns)
 			time.Sleep(time.Second) // the flood holds every slot
 			for try := range 2 {
 				start := time.Now()

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/repl"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // SetOpenSession makes sandbox_open open its sessions with f, for a test of an open that blocks
@@ -18,7 +18,7 @@ func SetOpenSession(f func(context.Context, rlm.SessionOptions) (*rlm.Session, e
 
 // SetValidate makes the validate tool validate with f, for a test of validations that take
 // long; the returned function puts repl.Validate back.
-func SetValidate(f func(context.Context, repl.Options, string, []byte) (validator.List, error)) (restore func()) {
+func SetValidate(f func(context.Context, repl.Options, string, []byte) (source.List, error)) (restore func()) {
 	validateCode = f
 	return func() { validateCode = repl.Validate }
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/mcpserver"
 )
 
@@ -24,7 +25,7 @@ func TestFifoOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fifos []string
-	for i := range mcpserver.DefaultMaxSessions {
+	for i := range limits.MCPSessions {
 		p := filepath.Join(root, fmt.Sprintf("fifo%d", i))
 		if err := syscall.Mkfifo(p, 0o644); err != nil {
 			t.Fatal(err)

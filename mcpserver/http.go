@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // HTTPOptions configure ServeHTTP.
@@ -42,13 +44,12 @@ const minToken = 32
 // stream or a response is cut off, instead of holding the session's writes (and the server's
 // notifications to every client) for as long as it likes.
 const (
-	headerTimeout   = 10 * time.Second
-	bodyTimeout     = 30 * time.Second
-	writeTimeout    = 30 * time.Second
-	idleTimeout     = time.Minute
-	maxHeaderBytes  = 32 << 10
-	maxBodyBytes    = 1 << 20 // a cell is at most 128 KiB (the validator's cap), 768 KiB JSON-escaped
-	DefaultMaxConns = 256
+	headerTimeout  = 10 * time.Second
+	bodyTimeout    = 30 * time.Second
+	writeTimeout   = 30 * time.Second
+	idleTimeout    = time.Minute
+	maxHeaderBytes = 32 << 10
+	maxBodyBytes   = 1 << 20 // a cell is at most 128 KiB (the validator's cap), 768 KiB JSON-escaped
 )
 
 // ServeHTTP serves the streamable HTTP transport on addr (host:port) until ctx ends. It refuses
@@ -60,7 +61,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 		return err
 	}
 	if o.MaxConns <= 0 {
-		o.MaxConns = DefaultMaxConns
+		o.MaxConns = limits.HTTPConns
 	}
 	ln, err := listen(ctx, addr, o.MaxConns, o.Token == "")
 	if err != nil {

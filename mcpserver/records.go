@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +11,7 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/redact"
 )
 
@@ -56,10 +55,10 @@ func (r *records) writer() {
 }
 
 func openRecords(o Options, roots []string) (*records, error) {
-	if err := guard.EnsureHome(o.Home); err != nil {
+	if err := home.Ensure(o.Home); err != nil {
 		return nil, err
 	}
-	db, err := audit.Open(filepath.Join(o.Home, "audit.db"), audit.Options{Redactor: redact.New(o.Model.Keys()...)})
+	db, err := audit.Open(home.Audit(o.Home), audit.Options{Redactor: redact.New(o.Model.Keys()...)})
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 const openDoc = `Open a persistent confined session for your own Go or JavaScript code. Each cell you run with sandbox_exec is checked by a validator, then runs in a sandboxed worker process (no network, no processes, files only through the tools below) under a per-cell timeout and an output cap; variables persist across cells.
@@ -148,7 +148,7 @@ func (s *Server) cellTimeout() time.Duration {
 	if s.opts.CellTimeout > 0 {
 		return s.opts.CellTimeout
 	}
-	return repl.DefaultCellTimeout
+	return limits.CellTimeout
 }
 
 // apiLines are the functions a session's code may call, as the system prompt of a run lists

@@ -12,15 +12,10 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/tools"
-)
-
-// Defaults of Options.
-const (
-	DefaultMaxSessions = 4
-	DefaultIdleTimeout = 10 * time.Minute
 )
 
 // Options configure a Server. The zero value is safe: no file may be named, no model is
@@ -81,17 +76,17 @@ type Server struct {
 // New checks opts, opens the audit trail and records the server as a task.
 func New(opts Options) (*Server, error) {
 	if opts.Home == "" {
-		h, err := guard.Home()
+		h, err := home.Dir()
 		if err != nil {
 			return nil, err
 		}
 		opts.Home = h
 	}
 	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
+		opts.MaxSessions = limits.MCPSessions
 	}
 	if opts.IdleTimeout <= 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
+		opts.IdleTimeout = limits.MCPIdle
 	}
 	if opts.Name == "" {
 		opts.Name = "rlm"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/repl"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 const validateDoc = `Check Go or JavaScript code against the sandbox's policy without running it: the same validator every sandbox_exec cell and rlm_ask block passes, run in a confined worker under a deadline. Returns ok, or the findings, each with its position (name:line:col), rule and a message that says what to write instead.`
@@ -48,7 +48,7 @@ var validateCode = repl.Validate
 
 func (s *Server) validateTool(ctx context.Context, _ *mcp.CallToolRequest, in validateInput) (*mcp.CallToolResult, validateOutput, error) {
 	out := validateOutput{Findings: []finding{}}
-	lang, err := validator.ParseLang(in.Lang)
+	lang, err := source.ParseLang(in.Lang)
 	if err != nil {
 		return nil, out, fault.New(fault.Schema, "lang: %v", err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/mcpserver"
 	"github.com/rlm-sandbox/rlm/repl"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // hostile are sources that once cost the server's own process: after a keyword used as a
@@ -98,7 +98,7 @@ func TestValidateConfined(t *testing.T) {
 func TestValidateBound(t *testing.T) {
 	path, unblock := fifo(t, t.TempDir())
 	defer unblock()
-	defer mcpserver.SetValidate(func(ctx context.Context, o repl.Options, name string, src []byte) (validator.List, error) {
+	defer mcpserver.SetValidate(func(ctx context.Context, o repl.Options, name string, src []byte) (source.List, error) {
 		if f, err := os.Open(path); err == nil {
 			f.Close()
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // These tests run cells as models write them, through sessions with the real engines (in
@@ -291,30 +290,6 @@ func TestReplayRecomputesContextTools(t *testing.T) {
 	r := run(t, s, `print(all.length, first.length, all.startsWith(first))`)
 	if want := fmt.Sprintf("%d 16000 true\n", len(log)); r.Stdout != want || !r.Rebuilt {
 		t.Errorf("after a rebuild: %q (rebuilt %v, err %v, lost %v), want %q", r.Stdout, r.Rebuilt, r.Err, r.Lost, want)
-	}
-}
-
-// TestDefaultsAgree: the packages' own defaults are engine.DefaultLimits, so what the prompt
-// states (from engine.Limits) cannot drift from what a zero config enforces.
-func TestDefaultsAgree(t *testing.T) {
-	d := engine.DefaultLimits
-	tl := tools.Limits{}.Effective()
-	got := map[string][2]int{
-		"tools PeekChars":         {tl.PeekChars, d.PeekChars},
-		"tools SearchResults":     {tl.SearchResults, d.SearchResults},
-		"tools LineChars":         {tl.LineChars, d.MatchChars},
-		"tools Chunks":            {tl.Chunks, d.Chunks},
-		"tools TextChars":         {tl.TextChars, d.TextChars},
-		"tools DefaultReadChars":  {tools.DefaultReadChars, d.ReadChars},
-		"tools DefaultGrepResult": {tools.DefaultGrepResults, d.GrepResults},
-		"tools DefaultWriteBytes": {tools.DefaultWriteBytes, d.WriteBytes},
-		"engine.OutputCap":        {engine.OutputCap, d.OutputChars},
-		"Options Limits":          {Options{}.withDefaults().Limits.FileCalls, d.FileCalls},
-	}
-	for name, v := range got {
-		if v[0] != v[1] {
-			t.Errorf("%s = %d, engine.DefaultLimits says %d", name, v[0], v[1])
-		}
 	}
 }
 

@@ -31,7 +31,7 @@ type WorkerBinary struct {
 // get.
 func DefaultWorker(ctx context.Context) WorkerBinary {
 	if _, _, ok := sibling.candidate(); ok {
-		o := Options{Unconfined: true, validateOnly: true}.withDefaults()
+		o := Options{Unconfined: true, validateOnly: true}.WithDefaults()
 		if w, _, err := startWorker(ctx, o, &inherited{}); err == nil {
 			w.shutdown()
 		}

@@ -210,7 +210,7 @@ func TestWorkerRunsTheCheckedFile(t *testing.T) {
 		chmod(t, root, 0o755) // the worker's uid checks its access to each root
 		o.Roots = append(o.Roots, root)
 	}
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	in, err := openInherited(o)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func TestStaleSiblingFallsBack(t *testing.T) {
 	sib := &siblingWorker{looked: true, file: exe, path: path}
 	o := confinedOptions(t, "js")
 	o.Worker = WorkerCommand{}
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	in, err := openInherited(o)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // edit(the good one), and starts a worker on them.
 func withIndex(t *testing.T, o Options, edit func(good []byte) []byte) (*workerProc, error) {
 	t.Helper()
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	in, err := openInherited(o)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestWorkerUsesTheParentsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	w, err := withIndex(t, o, func(b []byte) []byte {
 		rec := b[72+int(binary.LittleEndian.Uint32(b[60:])):]
 		rec[1] = 0 // not all ASCII, and one character fewer

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // TestWorkerMemory: Options.WorkerMemory reaches the worker's rlimits. The worker's address
@@ -39,13 +40,13 @@ func TestWorkerMemory(t *testing.T) {
 }
 
 // TestJSHeapFollowsWorkerMemory: the JavaScript engine stops a cell at half the worker's memory,
-// the value the system prompt states (JSHeapLimit): a cell that keeps about 320 MiB live is
+// the value the system prompt states (limits.JSHeap): a cell that keeps about 320 MiB live is
 // stopped with the heap error in the default worker (512 MiB: limit 256 MiB) and runs in a
 // 1 GiB one; one that keeps about 100 MiB is stopped in a 128 MiB worker (limit 64 MiB), where
 // it once crashed the worker instead.
 func TestJSHeapFollowsWorkerMemory(t *testing.T) {
-	if got := JSHeapLimit(0); got != 256<<20 {
-		t.Errorf("JSHeapLimit(0) = %d, want 256 MiB", got)
+	if got := limits.JSHeap(0); got != 256<<20 {
+		t.Errorf("limits.JSHeap(0) = %d, want 256 MiB", got)
 	}
 	const cell = `const parts = []; for (let i = 0; i < %d; i++) parts.push("x".repeat(8 << 20) + i); print(parts.length)`
 	for _, tc := range []struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/worker"
 )
 
@@ -253,7 +254,7 @@ func TestBackoff(t *testing.T) {
 		deaths int
 		want   time.Duration
 	}{{1, 0}, {2, time.Second}, {3, 2 * time.Second}, {6, 16 * time.Second}, {12, 300 * time.Second}} {
-		if got := backoff(tc.deaths, DefaultMaxBackoff); got != tc.want {
+		if got := backoff(tc.deaths, limits.RestartMaxBackoff); got != tc.want {
 			t.Errorf("backoff(%d) = %v, want %v", tc.deaths, got, tc.want)
 		}
 	}
@@ -324,7 +325,7 @@ func TestSessionLimits(t *testing.T) {
 	o := testOptions("full")
 	o.Limits = engine.Limits{PeekChars: 777}
 	got := open(t, o).Limits()
-	if got.PeekChars != 777 || got.OutputChars != engine.DefaultLimits.OutputChars {
+	if got.PeekChars != 777 || got.OutputChars != limits.OutputChars {
 		t.Errorf("Limits() = %+v, want PeekChars 777 and the default OutputChars", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -27,7 +28,7 @@ type Options struct {
 	KillGrace   time.Duration // the hard deadline is CellTimeout+KillGrace (default 1 s): SIGKILL
 	// Limits are the model-facing caps the session enforces: per call (peek, search, chunk,
 	// text, read_file, grep, write_file), per cell (output, FINAL) and per session (file-tool
-	// calls). Zero fields mean engine.DefaultLimits. SubCalls, Batches and BatchWidth are
+	// calls). Zero fields mean their defaults (package limits). SubCalls, Batches and BatchWidth are
 	// enforced by whoever serves llm_query (the controller), not by the session.
 	Limits     engine.Limits
 	NoValidate bool // run cells without the validator, to test the lower layers alone
@@ -51,7 +52,7 @@ type Options struct {
 	Quota WorkspaceQuota // what write_file may leave in the workspace (default 256 MiB, 10,000 entries)
 
 	// WorkerMemory is the worker process's memory cap in bytes (sandbox.Config.MemoryBytes;
-	// default sandbox.DefaultMemoryBytes, 512 MiB). Unconfined workers are not capped.
+	// default limits.WorkerMemory, 512 MiB). Unconfined workers are not capped.
 	WorkerMemory int64
 
 	Worker WorkerCommand // how to start a worker (default: this executable, "__worker")
@@ -66,47 +67,39 @@ type Options struct {
 
 // WorkspaceQuota bounds what write_file may leave in the workspace; zero means the default.
 type WorkspaceQuota struct {
-	Bytes   int64 // bytes of regular files (default tools.DefaultWorkspaceBytes)
-	Entries int   // files, directories and links (default tools.DefaultWorkspaceEntries)
+	Bytes   int64 // bytes of regular files (default limits.WorkspaceBytes)
+	Entries int   // files, directories and links (default limits.WorkspaceEntries)
 }
 
-// Defaults.
-const (
-	DefaultCellTimeout   = 120 * time.Second
-	DefaultKillGrace     = time.Second
-	DefaultMaxRestarts   = 5
-	DefaultRestartWindow = 30 * time.Minute
-	DefaultMaxBackoff    = 300 * time.Second
-	DefaultJournalBytes  = 64 << 20
-	DefaultCellJournal   = 8 << 20
-	workerStartTimeout   = 10 * time.Second
-)
+const workerStartTimeout = 10 * time.Second
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero field filled in from package limits, as Open does; a
+// caller that states the session's values (the controller's system prompt) resolves them here.
+func (o Options) WithDefaults() Options {
 	if o.Lang == "" {
 		o.Lang = "go"
 	}
 	if o.CellTimeout <= 0 {
-		o.CellTimeout = DefaultCellTimeout
+		o.CellTimeout = limits.CellTimeout
 	}
 	if o.KillGrace <= 0 {
-		o.KillGrace = DefaultKillGrace
+		o.KillGrace = limits.KillGrace
 	}
 	o.Limits = o.Limits.Effective()
 	if o.MaxRestarts <= 0 {
-		o.MaxRestarts = DefaultMaxRestarts
+		o.MaxRestarts = limits.MaxRestarts
 	}
 	if o.RestartWindow <= 0 {
-		o.RestartWindow = DefaultRestartWindow
+		o.RestartWindow = limits.RestartWindow
 	}
 	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
+		o.MaxBackoff = limits.RestartMaxBackoff
 	}
 	if o.JournalBytes <= 0 {
-		o.JournalBytes = DefaultJournalBytes
+		o.JournalBytes = limits.JournalBytes
 	}
 	if o.CellJournalBytes <= 0 {
-		o.CellJournalBytes = DefaultCellJournal
+		o.CellJournalBytes = limits.CellJournalBytes
 	}
 	return o
 }
@@ -176,7 +169,7 @@ type Session struct {
 
 // Open starts a session and its first worker.
 func Open(ctx context.Context, opts Options) (*Session, error) {
-	s := &Session{opts: opts.withDefaults()}
+	s := &Session{opts: opts.WithDefaults()}
 	if s.opts.Lang != "go" && s.opts.Lang != "js" {
 		return nil, fmt.Errorf("unknown language %q: use go or js", s.opts.Lang)
 	}

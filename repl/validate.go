@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/wire"
 )
 
@@ -16,10 +17,10 @@ import (
 // returns. It returns the findings (none: the policy accepts src), named after name. When ctx
 // ends first, the worker is killed and the error is of kind timeout; a worker that dies on src
 // (out of its memory) is an error of kind limit.
-func Validate(ctx context.Context, o Options, name string, src []byte) (validator.List, error) {
-	o = o.withDefaults()
+func Validate(ctx context.Context, o Options, name string, src []byte) (source.List, error) {
+	o = o.WithDefaults()
 	o.validateOnly = true
-	lang, err := validator.ParseLang(o.Lang)
+	lang, err := source.ParseLang(o.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -49,4 +50,11 @@ func Validate(ctx context.Context, o Options, name string, src []byte) (validato
 			return nil, fault.Wrap(fault.Timeout, context.Cause(ctx), fmt.Sprintf("the validator did not finish this %s source of %d bytes in time, and was stopped; write it simpler: less nesting, fewer chained operators", lang, len(src)))
 		}
 	}
+}
+
+func memory(o Options) int64 {
+	if o.WorkerMemory > 0 {
+		return o.WorkerMemory
+	}
+	return limits.WorkerMemory
 }

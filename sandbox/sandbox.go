@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Layer is one confinement layer, or a set of them (a bit mask).
@@ -114,13 +115,13 @@ type Config struct {
 	ReadDirFDs  []int `json:"read_dir_fds,omitempty"`
 	WorkspaceFD int   `json:"workspace_fd,omitempty"`
 
-	MemoryBytes int64 `json:"memory_bytes,omitempty"` // worker memory cap; default 512 MiB
+	MemoryBytes int64 `json:"memory_bytes,omitempty"` // worker memory cap; default limits.WorkerMemory
 	// MappedBytes is address space for the read-only mappings of the context files, added to
 	// RLIMIT_AS: they are file-backed and shared, not memory the worker allocates.
 	MappedBytes   int64  `json:"mapped_bytes,omitempty"`
-	FileSizeBytes int64  `json:"file_size_bytes,omitempty"` // largest file the worker may write; default 64 MiB
-	OpenFiles     uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE; default 64
-	CPUSeconds    uint64 `json:"cpu_seconds,omitempty"`     // RLIMIT_CPU backstop; default 3600
+	FileSizeBytes int64  `json:"file_size_bytes,omitempty"` // largest file the worker may write; default limits.WorkerFileBytes
+	OpenFiles     uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE; default limits.WorkerOpenFiles
+	CPUSeconds    uint64 `json:"cpu_seconds,omitempty"`     // RLIMIT_CPU backstop; default limits.WorkerCPUSeconds
 	UID           uint32 `json:"uid,omitempty"`             // worker uid; default 65534 (never 0)
 	GID           uint32 `json:"gid,omitempty"`             // worker gid; default 65534
 
@@ -134,13 +135,11 @@ type Config struct {
 	extraFiles int               // len(ExtraFiles) in the parent, filled in by WorkerConfig
 }
 
-// Defaults applied to zero fields.
+// The rlimits' defaults are in package limits.
 const (
-	DefaultMemoryBytes   = 512 << 20
-	DefaultFileSizeBytes = 64 << 20
-	DefaultOpenFiles     = 64
-	DefaultCPUSeconds    = 3600
-	DefaultUID           = 65534
+	// DefaultUID is the worker's uid and gid when Config leaves them 0 (nobody): an identity,
+	// not a limit.
+	DefaultUID = 65534
 	// GoHeadroomBytes is added to MemoryBytes for RLIMIT_AS: a Go process reserves address
 	// space well beyond what it uses.
 	GoHeadroomBytes = 3 << 29 // 1.5 GiB
@@ -151,16 +150,16 @@ func (c Config) withDefaults() Config {
 		c.Minimum = DefaultMinimum
 	}
 	if c.MemoryBytes <= 0 {
-		c.MemoryBytes = DefaultMemoryBytes
+		c.MemoryBytes = limits.WorkerMemory
 	}
 	if c.FileSizeBytes <= 0 {
-		c.FileSizeBytes = DefaultFileSizeBytes
+		c.FileSizeBytes = limits.WorkerFileBytes
 	}
 	if c.OpenFiles == 0 {
-		c.OpenFiles = DefaultOpenFiles
+		c.OpenFiles = limits.WorkerOpenFiles
 	}
 	if c.CPUSeconds == 0 {
-		c.CPUSeconds = DefaultCPUSeconds
+		c.CPUSeconds = limits.WorkerCPUSeconds
 	}
 	if c.UID == 0 {
 		c.UID = DefaultUID

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // The big-file checks run only with -bigfile=PATH (the file is generated
@@ -180,7 +182,7 @@ func peekMedians(t *testing.T, d *Doc) (time.Duration, time.Duration) {
 		}
 		peeks = append(peeks, time.Since(t0))
 	}
-	full := timeIt(201, func() { d.Peek(r.Int64N(d.Length()-20000), DefaultPeekChars) })
+	full := timeIt(201, func() { d.Peek(r.Int64N(d.Length()-20000), limits.PeekChars) })
 	return median(peeks), full
 }
 

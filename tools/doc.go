@@ -58,8 +58,8 @@
 //
 // # Operations and caps
 //
-// Limits sets the caps; the zero value of a field means its default and zero
-// never means unlimited. Errors wrap ErrLimit, ErrInvalid, ErrChanged,
+// Limits sets the caps; the zero value of a field means its default (declared in package
+// limits) and zero never means unlimited. Errors wrap ErrLimit, ErrInvalid, ErrChanged,
 // ErrClosed or ErrInternal and say how to fix the call, e.g. "peek length
 // 50000 exceeds 16000; peek smaller slices or search first".
 //   - Length, Lines, Size: free metadata.

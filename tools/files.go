@@ -32,6 +32,9 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // ErrDenied marks a path the guard refused: outside the allowed roots, or writing outside the
@@ -56,19 +59,7 @@ type FileLimits struct {
 	WorkspaceEntries int
 }
 
-// Default file caps.
-const (
-	DefaultReadChars   = 50000
-	DefaultGrepResults = 100
-	DefaultWriteBytes  = 50000
-	DefaultListEntries = 1000
-	DefaultGrepFiles   = 10000
-
-	DefaultWorkspaceBytes   = 256 << 20
-	DefaultWorkspaceEntries = 10_000
-
-	grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
-)
+const grepFileBytes = 32 << 20 // files larger than this are skipped by a directory grep
 
 func (l FileLimits) effective() (FileLimits, error) {
 	out := l
@@ -77,13 +68,13 @@ func (l FileLimits) effective() (FileLimits, error) {
 		v    *int
 		def  int
 	}{
-		{"ReadChars", &out.ReadChars, DefaultReadChars},
-		{"GrepResults", &out.GrepResults, DefaultGrepResults},
-		{"WriteBytes", &out.WriteBytes, DefaultWriteBytes},
-		{"ListEntries", &out.ListEntries, DefaultListEntries},
-		{"GrepFiles", &out.GrepFiles, DefaultGrepFiles},
-		{"WorkspaceBytes", &out.WorkspaceBytes, DefaultWorkspaceBytes},
-		{"WorkspaceEntries", &out.WorkspaceEntries, DefaultWorkspaceEntries},
+		{"ReadChars", &out.ReadChars, limits.ReadChars},
+		{"GrepResults", &out.GrepResults, limits.GrepResults},
+		{"WriteBytes", &out.WriteBytes, limits.WriteBytes},
+		{"ListEntries", &out.ListEntries, limits.ListEntries},
+		{"GrepFiles", &out.GrepFiles, limits.GrepFiles},
+		{"WorkspaceBytes", &out.WorkspaceBytes, limits.WorkspaceBytes},
+		{"WorkspaceEntries", &out.WorkspaceEntries, limits.WorkspaceEntries},
 	} {
 		if *f.v < 0 {
 			return out, invalidf("file limit %s is %d; use 0 for the default or a positive cap", f.name, *f.v)
@@ -117,7 +108,7 @@ type FileInfo struct {
 }
 
 // FileMatch is one grep hit: the file, the 1-based line, the character offsets of the match in
-// the file, and the line's text (clipped to DefaultLineChars).
+// the file, and the line's text (clipped to limits.MatchChars).
 type FileMatch struct {
 	Path       string
 	Line       int64
@@ -533,11 +524,11 @@ func trailingEOL(b []byte) []byte {
 }
 
 func clipLine(b []byte) string {
-	if utf8.RuneCount(b) <= DefaultLineChars {
+	if utf8.RuneCount(b) <= limits.MatchChars {
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
 	n, i := 0, 0
-	for i < len(b) && n < DefaultLineChars {
+	for i < len(b) && n < limits.MatchChars {
 		_, w := utf8.DecodeRune(b[i:])
 		i += w
 		n++
@@ -633,10 +624,6 @@ func (f *Files) Write(path, content string) (warning string, err error) {
 	return warning, nil
 }
 
-// ProjectFileName is the file rlm reads its project configuration from, in the directory it
-// starts in (config.ProjectFileName, which imports this package).
-const ProjectFileName = "rlm.toml"
-
 // writableName refuses the names that rlm, and tools a user runs in a directory, read on their
 // own: rlm.toml (rlm's project configuration), in any letter case (a case-insensitive file
 // system opens it by any) and at any depth, and every component that begins with "." (.envrc,
@@ -654,7 +641,7 @@ func writableName(path string, parts []string) error {
 			if safe[i] == "" {
 				safe[i] = "dots"
 			}
-		case strings.EqualFold(c, ProjectFileName):
+		case strings.EqualFold(c, home.ProjectFile):
 			bad, safe[i] = c, c+".txt"
 		}
 	}

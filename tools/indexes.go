@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Indexes gives the index of a context file: from memory, from the cache
@@ -43,16 +45,12 @@ type Indexes struct {
 // maxMemIndexes bounds the indexes an Indexes keeps in memory.
 const maxMemIndexes = 16
 
-// defaultSettle is Indexes.settle: longer than the coarsest timestamps of
-// common file systems (FAT's are 2 s).
-const defaultSettle = 3 * time.Second
-
 // NewIndexes keeps indexes in memory and, when dir is not "", in files under
 // dir (created 0700 if missing). warn, if not nil, is told once when dir
 // cannot be written (read-only, full): the indexes are then kept in memory
 // only, and the next process builds them again.
 func NewIndexes(dir string, warn func(error)) *Indexes {
-	return &Indexes{dir: dir, warn: warn, settle: defaultSettle, mem: map[fileKey]*indexed{}}
+	return &Indexes{dir: dir, warn: warn, settle: limits.IndexSettle, mem: map[fileKey]*indexed{}}
 }
 
 // Open maps the files read-only, as Open does, with their indexes from x.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Limits are the per-call caps of the context tools. The zero value of each
@@ -23,16 +25,7 @@ type Limits struct {
 	TextChars     int // characters Text returns (32,000,000); longer documents are an error
 }
 
-// Default caps.
-const (
-	DefaultPeekChars     = 16000
-	DefaultSearchResults = 200
-	DefaultLineChars     = 500
-	DefaultChunks        = 5000
-	DefaultTextChars     = 32_000_000
-)
-
-// Effective returns l with every zero field replaced by its default.
+// Effective returns l with every zero field replaced by its default (package limits).
 func (l Limits) Effective() Limits {
 	def := func(v, d int) int {
 		if v == 0 {
@@ -41,11 +34,11 @@ func (l Limits) Effective() Limits {
 		return v
 	}
 	return Limits{
-		PeekChars:     def(l.PeekChars, DefaultPeekChars),
-		SearchResults: def(l.SearchResults, DefaultSearchResults),
-		LineChars:     def(l.LineChars, DefaultLineChars),
-		Chunks:        def(l.Chunks, DefaultChunks),
-		TextChars:     def(l.TextChars, DefaultTextChars),
+		PeekChars:     def(l.PeekChars, limits.PeekChars),
+		SearchResults: def(l.SearchResults, limits.SearchResults),
+		LineChars:     def(l.LineChars, limits.MatchChars),
+		Chunks:        def(l.Chunks, limits.Chunks),
+		TextChars:     def(l.TextChars, limits.TextChars),
 	}
 }
 

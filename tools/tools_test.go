@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // openText writes content to a temp file and opens it as ctx0.
@@ -366,7 +368,7 @@ func TestChunkSuggestionFits(t *testing.T) {
 		if _, e := fmtSscanSuggest(err, &need); e != nil {
 			t.Fatalf("overlap %d: %v (%v)", overlap, err, e)
 		}
-		if got, err := d.Chunk(need, overlap); err != nil || len(got) > DefaultChunks {
+		if got, err := d.Chunk(need, overlap); err != nil || len(got) > limits.Chunks {
 			t.Fatalf("suggested size %d overlap %d: %d chunks, %v", need, overlap, len(got), err)
 		}
 		if _, err := d.Chunk(need-1, overlap); need-1 > overlap && err == nil {
@@ -387,7 +389,7 @@ func TestPlanSlices(t *testing.T) {
 		t.Fatalf("plan = %+v", plan)
 	}
 	first, second := plan.Slices[0], plan.Slices[1]
-	if first.Hits != 2 || second.Hits != 1 || first.Start > 36000 || first.End < 36027 || first.End-first.Start > DefaultPeekChars {
+	if first.Hits != 2 || second.Hits != 1 || first.Start > 36000 || first.End < 36027 || first.End-first.Start > limits.PeekChars {
 		t.Fatalf("slices = %+v", plan.Slices)
 	}
 	text, err := d.Peek(first.Start, first.End-first.Start)
@@ -419,7 +421,7 @@ func TestPlanSlicesDenseHitsStayPeekable(t *testing.T) {
 		t.Fatalf("plan = %+v, %v", plan, err)
 	}
 	for _, s := range plan.Slices {
-		if s.End-s.Start > DefaultPeekChars || s.Hits < 3000 {
+		if s.End-s.Start > limits.PeekChars || s.Hits < 3000 {
 			t.Errorf("slice %+v", s)
 		}
 	}
@@ -474,7 +476,7 @@ func TestCounterConcurrent(t *testing.T) {
 }
 
 func TestLimitsAndRefs(t *testing.T) {
-	if got := (Limits{Chunks: 3}).Effective(); got.PeekChars != DefaultPeekChars || got.Chunks != 3 || got.TextChars != DefaultTextChars {
+	if got := (Limits{Chunks: 3}).Effective(); got.PeekChars != limits.PeekChars || got.Chunks != 3 || got.TextChars != limits.TextChars {
 		t.Fatalf("Effective = %+v", got)
 	}
 	if _, err := Open(nil, Limits{PeekChars: -1}); !errors.Is(err, ErrInvalid) {
@@ -584,7 +586,7 @@ func TestSingleHugeLine(t *testing.T) {
 	}
 	res, err := d.Search(`MARK\d+`, 0)
 	if err != nil || res.Total != 1 || res.Matches[0].Start != 50_000_000 || res.Matches[0].Line != 1 ||
-		res.Matches[0].Text != "MARK42" || utf8.RuneCountInString(res.Matches[0].LineText) != DefaultLineChars+2 {
+		res.Matches[0].Text != "MARK42" || utf8.RuneCountInString(res.Matches[0].LineText) != limits.MatchChars+2 {
 		t.Fatalf("Search = %+v, %v", res, err)
 	}
 	if n, err := d.Count(`j`); err != nil || n != 10_000_000 {

@@ -16,6 +16,7 @@ import (
 	jsparser "github.com/dop251/goja/parser"
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkValidateGo(b *testing.B) {
 	src := readCell(b, "cell2k.go.txt")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		res, _ := validator.Validate(validator.Go, "cell.go", src, validator.Policy{})
+		res, _ := validator.Validate(source.Go, "cell.go", src, validator.Policy{})
 		if len(res.Findings) > 0 {
 			b.Fatal(res.Findings)
 		}
@@ -48,7 +49,7 @@ func BenchmarkValidateJS(b *testing.B) {
 	src := readCell(b, "cell2k.js")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		res, _ := validator.Validate(validator.JS, "cell.js", src, validator.Policy{})
+		res, _ := validator.Validate(source.JS, "cell.js", src, validator.Policy{})
 		if len(res.Findings) > 0 {
 			b.Fatal(res.Findings)
 		}
@@ -76,14 +77,14 @@ func BenchmarkCellGo(b *testing.B) {
 		if err := i.Use(benchSymbols); err != nil {
 			b.Fatal(err)
 		}
-		res, _ := validator.Validate(validator.Go, "cell.go", src, validator.Policy{}, validator.GoFileSet(i.FileSet()))
+		res, _ := validator.Validate(source.Go, "cell.go", src, validator.Policy{}, validator.GoFileSet(i.FileSet()))
 		if err := runGo(i, res.Go); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func runGo(i *interp.Interpreter, u *validator.GoUnit) error {
+func runGo(i *interp.Interpreter, u *source.GoUnit) error {
 	decls, err := i.CompileAST(u.Decls)
 	if err != nil {
 		return fmt.Errorf("declarations: %w", err)
@@ -104,7 +105,7 @@ func runGo(i *interp.Interpreter, u *validator.GoUnit) error {
 func BenchmarkCellJS(b *testing.B) {
 	src := readCell(b, "cell2k.js")
 	for b.Loop() {
-		res, _ := validator.Validate(validator.JS, "cell.js", src, validator.Policy{})
+		res, _ := validator.Validate(source.JS, "cell.js", src, validator.Policy{})
 		vm := goja.New()
 		_ = vm.Set("print", func(goja.FunctionCall) goja.Value { return goja.Undefined() })
 		prg, err := goja.CompileAST(res.JS.Program, true)

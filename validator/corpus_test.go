@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/corpus"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -21,7 +22,7 @@ func loadCorpus(t testing.TB) []corpus.Case {
 
 func validate(t testing.TB, c corpus.Case) *validator.Result {
 	t.Helper()
-	lang, err := validator.ParseLang(c.Lang)
+	lang, err := source.ParseLang(c.Lang)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestCorpusCoverage(t *testing.T) {
 	t.Logf("corpus: %v; per class: %s", count, formatCounts(classes))
 }
 
-func hasFinding(l validator.List, class, rule string) bool {
+func hasFinding(l source.List, class, rule string) bool {
 	for _, f := range l {
 		if f.Class == class && (rule == "" || string(f.Rule) == rule) {
 			return true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -14,7 +15,7 @@ func ExampleValidate() {
 data, _ := os.ReadFile("/etc/shadow")
 print(string(data))
 `)
-	res, err := validator.Validate(validator.Go, "cell.go", src, validator.Policy{})
+	res, err := validator.Validate(source.Go, "cell.go", src, validator.Policy{})
 	if err != nil {
 		panic(err)
 	}
@@ -35,7 +36,7 @@ func shout(s string) string { return strings.ToUpper(s) }
 msg := shout("hi")
 fmt.Println(msg)
 `)
-	res, _ := validator.Validate(validator.Go, "cell.go", src, validator.Policy{})
+	res, _ := validator.Validate(source.Go, "cell.go", src, validator.Policy{})
 	u := res.Go
 	fmt.Println("declarations:", len(u.Decls.Decls), "statements:", len(u.Body.List))
 	call := u.Body.List[1].(*ast.ExprStmt).X

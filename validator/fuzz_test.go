@@ -10,6 +10,7 @@ import (
 
 	jsast "github.com/dop251/goja/ast"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -20,10 +21,10 @@ import (
 //     variants (with the same class, or as a syntax error when the variant does not parse);
 //  4. the result is deterministic.
 
-func FuzzValidateGo(f *testing.F) { fuzzLang(f, validator.Go) }
-func FuzzValidateJS(f *testing.F) { fuzzLang(f, validator.JS) }
+func FuzzValidateGo(f *testing.F) { fuzzLang(f, source.Go) }
+func FuzzValidateJS(f *testing.F) { fuzzLang(f, source.JS) }
 
-func fuzzLang(f *testing.F, lang validator.Lang) {
+func fuzzLang(f *testing.F, lang source.Lang) {
 	for _, c := range loadCorpus(f) {
 		if c.Lang == string(lang) {
 			f.Add(string(c.Source))
@@ -52,7 +53,7 @@ func fuzzLang(f *testing.F, lang validator.Lang) {
 	})
 }
 
-func mustValidate(t *testing.T, lang validator.Lang, src string) *validator.Result {
+func mustValidate(t *testing.T, lang source.Lang, src string) *validator.Result {
 	t.Helper()
 	res, err := validator.Validate(lang, "fuzz", []byte(src), validator.Policy{})
 	if err != nil {
@@ -62,9 +63,9 @@ func mustValidate(t *testing.T, lang validator.Lang, src string) *validator.Resu
 }
 
 // firstClass returns the class of the first non-syntax finding.
-func firstClass(l validator.List) string {
+func firstClass(l source.List) string {
 	for _, f := range l {
-		if f.Rule != validator.Syntax {
+		if f.Rule != source.Syntax {
 			return f.Class
 		}
 	}
@@ -73,9 +74,9 @@ func firstClass(l validator.List) string {
 
 // stillRejected accepts the same class, a syntax error, or (for escape variants, where a plain
 // name becomes an escaped one) any rejection at all.
-func stillRejected(l validator.List, class string, escape bool) bool {
+func stillRejected(l source.List, class string, escape bool) bool {
 	for _, f := range l {
-		if f.Class == class || f.Rule == validator.Syntax || escape {
+		if f.Class == class || f.Rule == source.Syntax || escape {
 			return true
 		}
 	}
@@ -89,11 +90,11 @@ var escapable = []string{
 }
 
 // variants returns semantically equivalent spellings of src (or ones that no longer parse).
-func variants(lang validator.Lang, src string) map[string]string {
+func variants(lang source.Lang, src string) map[string]string {
 	// Comments go after every '(' in Go, and at line starts in JS, where a '(' can sit inside a
 	// regex literal that a comment would cut short.
 	commented := strings.ReplaceAll(src, "(", "(/**/")
-	if lang == validator.JS {
+	if lang == source.JS {
 		commented = strings.ReplaceAll(src, "\n", "\n/**/ ")
 	}
 	out := map[string]string{
@@ -118,7 +119,7 @@ func hex2(b byte) string {
 
 // wrapArguments puts parentheses around every call argument and member key, found in the parsed
 // source, which never changes what the code means.
-func wrapArguments(lang validator.Lang, src string) string {
+func wrapArguments(lang source.Lang, src string) string {
 	res, err := validator.Validate(lang, "v", []byte(src), validator.Policy{})
 	if err != nil {
 		return src

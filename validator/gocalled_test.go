@@ -3,7 +3,7 @@ package validator_test
 import (
 	"testing"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // TestGoCheckedCallsDirect: the functions and methods whose calls the checks read (allocation
@@ -11,7 +11,7 @@ import (
 // expression carried the call past the check (issue 17, second red team, finding 5).
 func TestGoCheckedCallsDirect(t *testing.T) {
 	const imp = "import (\"fmt\"; \"hash/crc32\"; \"math/big\"; \"slices\"; \"strings\"; \"time\")\nvar b strings.Builder\nvar t time.Time\n"
-	checkRules(t, validator.Go, []ruleCase{
+	checkRules(t, source.Go, []ruleCase{
 		// Values of checked functions and methods: assigned, passed, returned.
 		{imp + "r := strings.Repeat\ns := r(\"ab\", 1<<36)", []string{"4:6 alloc-size"}},
 		{imp + "fmt.Println(len(slices.Repeat[[]int]([]int{1}, 1<<36)))", []string{"4:48 alloc-size"}},
@@ -38,7 +38,7 @@ func TestGoCheckedCallsDirect(t *testing.T) {
 // whatever scope, however deep the chain of names, and through type arguments (second red team,
 // finding 5: a local type B [1]byte hid the top-level B [1<<20]byte from make([]B, 1<<10)).
 func TestGoTypeSizes(t *testing.T) {
-	checkRules(t, validator.Go, []ruleCase{
+	checkRules(t, source.Go, []ruleCase{
 		{"type B [1 << 20]byte\n\nfunc g() int {\n\ttype B [1]byte\n\tvar x B\n\treturn len(x)\n}\n\ns := make([]B, 1<<10)", []string{"9:16 alloc-size"}},
 		{"func g() {\n\ttype B [1 << 20]byte\n\t_ = make([]B, 1<<10)\n}\ntype B [1]byte", []string{"3:16 alloc-size"}},
 		{"type B [1]byte\nfunc g() {\n\ttype B [1 << 20]byte\n}\nvar s = make([]B, 1<<10)", []string{"5:19 alloc-size"}}, // the largest declaration counts, whichever is in scope

@@ -7,12 +7,14 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // goChecker walks a parsed Go unit once.
 type goChecker struct {
 	c *checker
-	u *GoUnit
+	u *source.GoUnit
 	*goSets
 	imported map[string]bool // names imported by this source
 	extra    map[string]bool // names imported by this source that the policy does not know
@@ -24,7 +26,7 @@ type goChecker struct {
 	strictEv *constEval                 // constants whose names mean nothing else anywhere in the cell
 }
 
-func (c *checker) goCheck(u *GoUnit) {
+func (c *checker) goCheck(u *source.GoUnit) {
 	g := &goChecker{
 		c: c, u: u, goSets: c.pol.goSets(),
 		imported: map[string]bool{}, extra: map[string]bool{}, handled: map[*ast.SelectorExpr]bool{},

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // cval is the value of a constant expression as Go computes it (go/constant): a number or a
@@ -61,7 +63,7 @@ type constEval struct {
 // pathological source reaches it, and the expression is then left to the runtime layers.
 const maxConstSteps = 1 << 20
 
-func newConstEval(u *GoUnit, pkg func(*ast.SelectorExpr) string) *constEval {
+func newConstEval(u *source.GoUnit, pkg func(*ast.SelectorExpr) string) *constEval {
 	e := &constEval{decls: map[string][]*constDecl{}, types: map[string][]ast.Expr{}, elems: map[string]float64{}, other: map[string]bool{},
 		inConst: map[*ast.ValueSpec]bool{}, pkg: pkg, memo: map[*constDecl]*constMemo{}}
 	visit := func(n ast.Node) bool {

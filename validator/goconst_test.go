@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -13,7 +14,7 @@ import (
 // every place a constant sets how much is allocated (issue 17, finding 6a: max(1<<36, 1) passed).
 func TestGoConstSizes(t *testing.T) {
 	const big = "1<<36"
-	checkRules(t, validator.Go, []ruleCase{
+	checkRules(t, source.Go, []ruleCase{
 		// The operators and builtins the evaluator used to ignore.
 		{"x := make([]byte, max(" + big + ", 1))", []string{"1:19 alloc-size"}},
 		{"x := make([]byte, min(" + big + ", 1<<37))", []string{"1:19 alloc-size"}},
@@ -97,7 +98,7 @@ func TestGoConstEvalBounded(t *testing.T) {
 		"cycle":          "const a = b\nconst b = a\nx := make([]byte, a)",
 	} {
 		start := time.Now()
-		if _, err := validator.Validate(validator.Go, "cell", []byte(src), validator.Policy{}); err != nil {
+		if _, err := validator.Validate(source.Go, "cell", []byte(src), validator.Policy{}); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d > time.Second {

@@ -3,7 +3,7 @@ package validator_test
 import (
 	"testing"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // TestGoHostValues: the host's own memory (package variables, and what crc32.MakeTable and
@@ -13,7 +13,7 @@ import (
 func TestGoHostValues(t *testing.T) {
 	const imp = "import (\"bytes\"; \"container/heap\"; \"encoding/base64\"; \"encoding/json\"; \"errors\"; \"fmt\"; \"hash/crc32\"; \"io\"; \"slices\"; \"sort\"; \"strconv\"; \"strings\"; \"time\"; \"unicode\")\nvar b []byte\nvar err error\nvar h heap.Interface\nvar s []*unicode.RangeTable\nvar t time.Time\n"
 	const line = "7:"
-	checkRules(t, validator.Go, []ruleCase{
+	checkRules(t, source.Go, []ruleCase{
 		// Functions that write through an argument, or keep it within the cell's reach.
 		{imp + "json.Unmarshal(b, unicode.Letter)", []string{line + "19 package-var"}},
 		{imp + "json.Unmarshal(b, crc32.IEEETable)", []string{line + "19 package-var"}},

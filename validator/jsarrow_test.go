@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // nestJS puts inner in place of X in form, k times over.
@@ -49,7 +49,7 @@ func TestJSReparseRejected(t *testing.T) {
 	for name, form := range reparseForms {
 		src := nestJS(form, "b", 22)
 		stack, took, res := validateMeasured(src)
-		if len(res.Findings) == 0 || res.Findings[0].Rule != validator.Depth || res.JS != nil {
+		if len(res.Findings) == 0 || res.Findings[0].Rule != source.Depth || res.JS != nil {
 			t.Errorf("%s: want a depth finding and no parse, got %v", name, res.Findings)
 		}
 		if took > 200*time.Millisecond || stack > 1<<20 {
@@ -62,7 +62,7 @@ func TestJSReparseRejected(t *testing.T) {
 // expression starts, and a prefix ++ or -- where its operand is no reference; valid code passes,
 // with => and ++ in strings, templates and regexes.
 func TestJSArrowPlaces(t *testing.T) {
-	checkRules(t, validator.JS, []ruleCase{
+	checkRules(t, source.JS, []ruleCase{
 		{"debugger\n(a = 1) => 0", []string{"2:9 depth"}},
 		{"let x = 1\nx++\n(a) => a", []string{"3:5 depth"}},
 		{"f(x) => 0", []string{"1:6 depth"}},

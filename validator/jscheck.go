@@ -1,79 +1,39 @@
 package validator
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	jsast "github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+
+	"github.com/rlm-sandbox/rlm/source"
 )
 
-// sourceMapComment matches the comments that make goja's parser read a file at parse time.
-var sourceMapComment = regexp.MustCompile(`[/][/*][ \t]*[#@][ \t]*source(Mapping)?URL`)
-
-// findSourceMap locates a sourceMappingURL/sourceURL comment; the regex runs only on sources
-// that contain the word at all.
-func findSourceMap(src []byte) []int {
-	if !bytes.Contains(src, []byte("sourceMappingURL")) && !bytes.Contains(src, []byte("sourceURL")) {
-		return nil
-	}
-	return sourceMapComment.FindIndex(src)
-}
-
-// jsSource runs the JS pipeline: size, source-map comments, depth, parse, check.
-func (c *checker) jsSource() *JSUnit {
-	if c.parseOnly {
-		prg, err := parser.ParseFile(nil, c.pos.name, string(c.src), 0, parser.WithDisableSourceMaps)
-		if err != nil {
-			c.jsSyntax(err)
-			return nil
+// jsSource runs the JS pipeline: parse (size, source-map comments, the pre-scan, parse), then
+// the checks of the unit. A syntax error in code that uses import() or import.meta gets a
+// finding that says what the code was trying to do.
+func (c *checker) jsSource() *source.JSUnit {
+	u, err := source.ParseJS(c.name, c.src, c.parseOptions())
+	c.addParse(err)
+	if u == nil {
+		if !c.parseOnly && hasSyntax(err) {
+			c.jsImports()
 		}
-		return &JSUnit{Program: prg, pos: c.pos}
-	}
-	if !c.checkSize() {
 		return nil
 	}
-	if loc := findSourceMap(c.src); loc != nil {
-		c.report(loc[0], SourceMap, "sourceMappingURL/sourceURL comment (the parser would load the file it names)")
-		return nil
+	if !c.parseOnly {
+		j := &jsChecker{c: c, u: u}
+		j.program(u.Program)
 	}
-	if !c.jsPrescan() {
-		return nil
-	}
-	prg, err := parser.ParseFile(nil, c.pos.name, string(c.src), 0, parser.WithDisableSourceMaps)
-	if err != nil {
-		c.jsSyntax(err)
-		c.jsImports()
-		return nil
-	}
-	u := &JSUnit{Program: prg, pos: c.pos}
-	j := &jsChecker{c: c, u: u}
-	j.program(prg)
 	return u
 }
 
-// jsPrescan bounds what parsing the source will cost (jsread.go), and reports a source that
-// passes a bound.
-func (c *checker) jsPrescan() bool {
-	workLimit := 2 * c.pol.MaxSourceBytes
-	s := jsScan(c.src, c.pol.MaxDepth, workLimit)
-	switch {
-	case !s.ok:
-		c.report(0, Depth, "the pre-scan cannot bound this source's nesting: too many '/' and '`' that could start a regex or template or not")
-	case s.bad >= 0 && s.badWhy == badArrow:
-		c.report(s.bad, Depth, "this => follows no arrow function's parameters where an expression starts (after =, (, [, a comma, =>, ?, :, return, throw); the parser would read the code before it again and again: put the arrow function where its value is used, or fix the syntax")
-	case s.bad >= 0:
-		c.report(s.bad, Depth, "the operand of this ++ or -- is no variable, property or element (x, a.b, a[i]); the parser would read it again and again: assign to a variable instead, or fix the syntax")
-	case !c.checkDepth(&s.nest):
-	case s.arrows > maxArrows(c.pol.MaxDepth):
-		c.report(0, Depth, fmt.Sprintf("%d arrow functions, over the limit of %d (the parser is quadratic in them)", s.arrows, maxArrows(c.pol.MaxDepth)))
-	case s.work > workLimit:
-		c.report(0, Depth, fmt.Sprintf("arrow functions nest in one another's parameter lists so deeply that parsing takes %s steps (the parser reads a parameter list again at its =>), over the limit of %d; declare the inner functions first", formatSize(float64(s.work)), workLimit))
-	default:
-		return true
-	}
-	return false
+// hasSyntax reports whether the parser ran and failed: only the parser reports rule Syntax.
+func hasSyntax(err error) bool {
+	var l source.List
+	return errors.As(err, &l) && slices.ContainsFunc(l, func(f source.Finding) bool { return f.Rule == source.Syntax })
 }
 
 // importForm matches import( and import. where import is a whole word, not a property name.
@@ -91,25 +51,11 @@ func (c *checker) jsImports() {
 	}
 }
 
-func (c *checker) jsSyntax(err error) {
-	list, ok := err.(parser.ErrorList)
-	if !ok || len(list) == 0 {
-		c.report(0, Syntax, err.Error())
-		return
-	}
-	for i, e := range list {
-		if i == 10 {
-			break
-		}
-		c.report(c.pos.offsetOf(e.Position.Line, e.Position.Column), Syntax, e.Message)
-	}
-}
-
 // jsChecker walks a goja AST. fn counts enclosing non-arrow functions and class bodies, where
 // `this` is not the global object; scope is the innermost scope (jsscope.go).
 type jsChecker struct {
 	c     *checker
-	u     *JSUnit
+	u     *source.JSUnit
 	fn    int
 	scope *jsScope
 }

@@ -20,11 +20,17 @@ func (j *jsChecker) escapedAt(idx jsfile.Idx) bool {
 		if c == '\\' {
 			return true
 		}
-		if !isJSIdentPart(c) {
+		if !isNameByte(c) {
 			return false
 		}
 	}
 	return false
+}
+
+// isNameByte reports an ASCII byte that continues a JS name as written: a letter, a digit, _ or
+// $, or the backslash of an escape.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '$' || c == '\\' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // keyEscaped reports whether a non-computed key (identifier or string) is spelled with escapes.

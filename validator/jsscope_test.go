@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -75,7 +76,7 @@ func TestJSScopeShadowing(t *testing.T) {
 		{"escaped declaration", `const s\u0065lf = 1; self`, "1:7 escaped-name"},
 	}
 	for _, tc := range tests {
-		res, err := validator.Validate(validator.JS, "cell.js", []byte(tc.src), validator.Policy{})
+		res, err := validator.Validate(source.JS, "cell.js", []byte(tc.src), validator.Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,14 +93,14 @@ func TestJSScopeShadowing(t *testing.T) {
 // TestJSDeclared: names earlier cells declared are the session's own in a later cell.
 func TestJSDeclared(t *testing.T) {
 	src := []byte("frames.set(1, 2); print(self)")
-	res, err := validator.Validate(validator.JS, "cell.js", src, validator.Policy{}, validator.JSDeclared([]string{"frames"}))
+	res, err := validator.Validate(source.JS, "cell.js", src, validator.Policy{}, validator.JSDeclared([]string{"frames"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Findings) != 1 || res.Findings[0].Pos.Column != 25 {
 		t.Errorf("got %v, want one finding, for self", res.Findings)
 	}
-	res, _ = validator.Validate(validator.JS, "cell.js", []byte("var frames; frames"), validator.Policy{}, validator.JSDeclared([]string{"frames"}))
+	res, _ = validator.Validate(source.JS, "cell.js", []byte("var frames; frames"), validator.Policy{}, validator.JSDeclared([]string{"frames"}))
 	if len(res.Findings) != 2 {
 		t.Errorf("a top-level var of a declared name: %v, want it and its use rejected", res.Findings)
 	}
@@ -111,7 +112,7 @@ func TestJSFreeUseMessage(t *testing.T) {
 		"frames.set(1, 2)": "cell.js:1:1: global-object: use of frames, which this cell does not declare (free, it is the host's global object; to use the name for your own variable, declare it: const frames = ...)",
 		"var module = 1":   "cell.js:1:5: host-access: a top-level var named module is the global object's property, not a variable of its own (declare it with let or const)",
 	} {
-		res, _ := validator.Validate(validator.JS, "cell.js", []byte(src), validator.Policy{})
+		res, _ := validator.Validate(source.JS, "cell.js", []byte(src), validator.Policy{})
 		if len(res.Findings) != 1 || !strings.HasPrefix(res.Findings[0].Error(), want) {
 			t.Errorf("%s: got %v\nwant a finding starting %q", src, res.Findings, want)
 		}

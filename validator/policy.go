@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Policy is what the validator enforces. It is plain data: the zero value means the defaults, and
@@ -39,13 +41,6 @@ type JSPolicy struct {
 	// access breaks; computed, escaped and destructured forms break their own rules.
 	DeniedMembers map[string]Rule `json:"denied_members"`
 }
-
-// Defaults.
-const (
-	DefaultMaxSourceBytes = 128 << 10
-	DefaultMaxDepth       = 256
-	DefaultMaxConstAlloc  = 1 << 24
-)
 
 // defaultGoImports are the pure packages Go code may import.
 var defaultGoImports = []string{
@@ -127,13 +122,13 @@ func cloneRules(m map[string]Rule) map[string]Rule {
 // lists are resolved to the defaults where they are used, without copying.
 func (p Policy) withLimits() Policy {
 	if p.MaxSourceBytes <= 0 {
-		p.MaxSourceBytes = DefaultMaxSourceBytes
+		p.MaxSourceBytes = limits.SourceBytes
 	}
 	if p.MaxDepth <= 0 {
-		p.MaxDepth = DefaultMaxDepth
+		p.MaxDepth = limits.SourceDepth
 	}
 	if p.MaxConstAlloc <= 0 {
-		p.MaxConstAlloc = DefaultMaxConstAlloc
+		p.MaxConstAlloc = limits.ConstAlloc
 	}
 	return p
 }

@@ -1,18 +1,19 @@
 package validator
 
-import "slices"
+import (
+	"slices"
 
-// Rule identifies a check. Each rule belongs to one class of the escape taxonomy per language
-// (SECURITY.md, corpus/README.md).
-type Rule string
+	"github.com/rlm-sandbox/rlm/source"
+)
 
-// The rules. Rules shared by both languages (size, depth, underscore, alloc-size, hang) have a
-// class in each.
+// Rule identifies a check: source.Rule, whose findings of the parse and its pre-checks (syntax,
+// size, depth, source-map) package source reports. Each rule belongs to one class of the escape
+// taxonomy per language (SECURITY.md, corpus/README.md).
+type Rule = source.Rule
+
+// The policy's rules. Rules shared by both languages (underscore, alloc-size, hang) have a class
+// in each.
 const (
-	Syntax Rule = "syntax" // the source does not parse
-
-	Size       Rule = "size"       // G11 J13
-	Depth      Rule = "depth"      // G11 J13
 	Underscore Rule = "underscore" // G9 J10
 	AllocSize  Rule = "alloc-size" // G10 J14
 	Hang       Rule = "hang"       // G12 J15
@@ -36,7 +37,6 @@ const (
 	ComputedMember Rule = "computed-member" // J7
 	EscapedName    Rule = "escaped-name"    // J8
 	PatternDenied  Rule = "pattern-denied"  // J9
-	SourceMap      Rule = "source-map"      // J11
 	Prototype      Rule = "prototype"       // J12
 	RegexBacktrack Rule = "regex-backtrack" // J15
 )
@@ -49,9 +49,6 @@ type ruleInfo struct {
 }
 
 var rules = map[Rule]ruleInfo{
-	Syntax:     {"", "", "fix the syntax error"},
-	Size:       {"G11", "J13", "split the work into smaller cells"},
-	Depth:      {"G11", "J13", "flatten the code: use intermediate variables instead of deep nesting"},
 	Underscore: {"G9", "J10", "names starting with _ are reserved for the host; rename it"},
 	AllocSize:  {"G10", "J14", "allocate less; process the input in chunks with peek, search or chunk"},
 	Hang:       {"G12", "J15", "give the loop an exit (a break, return or bound)"},
@@ -75,22 +72,21 @@ var rules = map[Rule]ruleInfo{
 	ComputedMember: {"", "J7", "this property is not accessible in the sandbox, even through a computed key"},
 	EscapedName:    {"", "J8", "write names plainly; escaped spellings of denied names are rejected"},
 	PatternDenied:  {"", "J9", "this property cannot be destructured in the sandbox"},
-	SourceMap:      {"", "J11", "remove the sourceMappingURL/sourceURL comment"},
 	Prototype:      {"", "J12", "do not change or walk prototypes; use classes or Object.assign on plain objects"},
 	RegexBacktrack: {"", "J15", "rewrite the regex without backreferences or nested quantifiers (e.g. (a+)+ -> a+)"},
 }
 
-// Class returns the rule's taxonomy class in language l ("" for syntax errors).
-func (r Rule) Class(l Lang) string {
-	if l == JS {
+// class returns the policy rule's taxonomy class in language l.
+func class(r Rule, l source.Lang) string {
+	if l == source.JS {
 		return rules[r].jsClass
 	}
 	return rules[r].goClass
 }
 
-// Rules lists every rule id in order, for documentation.
+// Rules lists every rule id in order, the policy's and package source's, for documentation.
 func Rules() []Rule {
-	out := make([]Rule, 0, len(rules))
+	out := source.Rules()
 	for r := range rules {
 		out = append(out, r)
 	}

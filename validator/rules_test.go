@@ -3,10 +3,12 @@ package validator_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -17,7 +19,7 @@ type ruleCase struct {
 	want []string
 }
 
-func checkRules(t *testing.T, lang validator.Lang, cases []ruleCase) {
+func checkRules(t *testing.T, lang source.Lang, cases []ruleCase) {
 	t.Helper()
 	for _, tc := range cases {
 		res, err := validator.Validate(lang, "cell", []byte(tc.src), validator.Policy{})
@@ -35,7 +37,7 @@ func checkRules(t *testing.T, lang validator.Lang, cases []ruleCase) {
 }
 
 func TestGoRules(t *testing.T) {
-	checkRules(t, validator.Go, []ruleCase{
+	checkRules(t, source.Go, []ruleCase{
 		{`import "os"`, []string{"1:8 import-denied"}},
 		{"import (\n\t\"strings\"\n\t\"os/exec\"\n)", []string{"3:2 import-denied"}},
 		{`import s "strings"`, []string{"1:8 import-form"}},
@@ -95,7 +97,7 @@ func constDoubling(n int) string {
 }
 
 func TestJSRules(t *testing.T) {
-	checkRules(t, validator.JS, []ruleCase{
+	checkRules(t, source.JS, []ruleCase{
 		{`eval("1")`, []string{"1:1 evaluator"}},
 		{`const F = Function`, []string{"1:11 evaluator"}},
 		{`Reflect.ownKeys({})`, []string{"1:1 reflection"}},
@@ -145,7 +147,7 @@ func TestJSRules(t *testing.T) {
 }
 
 func TestFindingsAreRejectedErrors(t *testing.T) {
-	res, _ := validator.Validate(validator.JS, "cell.js", []byte(`eval("1")`), validator.Policy{})
+	res, _ := validator.Validate(source.JS, "cell.js", []byte(`eval("1")`), validator.Policy{})
 	err := res.Err()
 	if !errors.Is(err, fault.Rejected) {
 		t.Fatalf("errors.Is(%v, fault.Rejected) = false", err)
@@ -153,7 +155,7 @@ func TestFindingsAreRejectedErrors(t *testing.T) {
 	if got, want := err.Error(), "cell.js:1:1: evaluator: use of eval; write the code directly; eval and Function are not available"; got != want {
 		t.Errorf("message:\n got  %s\n want %s", got, want)
 	}
-	clean, _ := validator.Validate(validator.JS, "ok.js", []byte(`print(1)`), validator.Policy{})
+	clean, _ := validator.Validate(source.JS, "ok.js", []byte(`print(1)`), validator.Policy{})
 	if clean.Err() != nil {
 		t.Errorf("clean source: Err() = %v, want nil", clean.Err())
 	}
@@ -163,36 +165,23 @@ func TestUnknownLanguage(t *testing.T) {
 	if _, err := validator.Validate("python", "x.py", []byte("1"), validator.Policy{}); err == nil {
 		t.Error("Validate accepted an unknown language")
 	}
-	if _, err := validator.ParseLang("python"); err == nil {
+	if _, err := source.ParseLang("python"); err == nil {
 		t.Error("ParseLang accepted python")
 	}
 }
 
 func TestParseOnlySkipsChecks(t *testing.T) {
-	res, _ := validator.Validate(validator.JS, "c.js", []byte(`eval("1"); with (o) {}`), validator.Policy{}, validator.ParseOnly())
+	res, _ := validator.Validate(source.JS, "c.js", []byte(`eval("1"); with (o) {}`), validator.Policy{}, validator.ParseOnly())
 	if len(res.Findings) != 0 || res.JS == nil {
 		t.Errorf("ParseOnly: findings %v, unit %v; want no findings and a parsed unit", res.Findings, res.JS)
 	}
-	res, _ = validator.Validate(validator.Go, "c.go", []byte(`import "os"`+"\n"+`os.Exit(1)`), validator.Policy{}, validator.ParseOnly())
+	res, _ = validator.Validate(source.Go, "c.go", []byte(`import "os"`+"\n"+`os.Exit(1)`), validator.Policy{}, validator.ParseOnly())
 	if len(res.Findings) != 0 || res.Go == nil || res.Go.Body == nil {
 		t.Errorf("ParseOnly Go: findings %v; want none and a body", res.Findings)
 	}
-	res, _ = validator.Validate(validator.JS, "c.js", []byte(`let x = (`), validator.Policy{}, validator.ParseOnly())
-	if len(res.Findings) != 1 || res.Findings[0].Rule != validator.Syntax {
+	res, _ = validator.Validate(source.JS, "c.js", []byte(`let x = (`), validator.Policy{}, validator.ParseOnly())
+	if len(res.Findings) != 1 || res.Findings[0].Rule != source.Syntax {
 		t.Errorf("ParseOnly still reports syntax errors; got %v", res.Findings)
-	}
-}
-
-func TestLangOf(t *testing.T) {
-	for name, want := range map[string]validator.Lang{
-		"a.go": validator.Go, "a.GO": validator.Go, "cell.go.txt": validator.Go,
-		"a.js": validator.JS, "a.mjs": validator.JS, "a.cjs": validator.JS, "x.js.txt": validator.JS,
-		"a.txt": "", "a.py": "", "go": "",
-	} {
-		got, ok := validator.LangOf(name)
-		if got != want || ok != (want != "") {
-			t.Errorf("LangOf(%q) = %q, %v; want %q", name, got, ok, want)
-		}
 	}
 }
 
@@ -205,33 +194,11 @@ func TestEveryRuleHasAClassAndAdvice(t *testing.T) {
 		if i > 0 && rules[i-1] >= r {
 			t.Errorf("Rules() not sorted at %s", r)
 		}
-		if r != validator.Syntax && r.Class(validator.Go) == "" && r.Class(validator.JS) == "" {
-			t.Errorf("rule %s has no class in either language", r)
+		if slices.Contains(source.Rules(), r) {
+			continue // package source's, tested there
 		}
-	}
-}
-
-func TestIncomplete(t *testing.T) {
-	for _, tc := range []struct {
-		lang validator.Lang
-		src  string
-		want bool
-	}{
-		{validator.Go, "x := 1", false},
-		{validator.Go, "for i := range 3 {", true},
-		{validator.Go, "for i := range 3 {\n\tfmt.Println(i)\n}", false},
-		{validator.Go, "s := `multi", true},
-		{validator.Go, "f(1,\n", true},
-		{validator.JS, "print(1)", false},
-		{validator.JS, "function f() {", true},
-		{validator.JS, "const s = `a ${1 +", true},
-		{validator.JS, "const s = `open", true},
-		{validator.JS, "/* unfinished", true},
-		{validator.JS, "const re = /[(]/; print(re)", false},
-		{validator.JS, "print(\"(\")", false},
-	} {
-		if got := validator.Incomplete(tc.lang, []byte(tc.src)); got != tc.want {
-			t.Errorf("Incomplete(%s, %q) = %v, want %v", tc.lang, tc.src, got, tc.want)
+		if validator.Class(r, source.Go) == "" && validator.Class(r, source.JS) == "" {
+			t.Errorf("rule %s has no class in either language", r)
 		}
 	}
 }
@@ -243,7 +210,7 @@ func TestDeniedPackageMessages(t *testing.T) {
 		{"var mu sync.Mutex\nmu.Lock()", "cell.go:1:8: package-denied: reference to sync.Mutex: package sync is not allowed; cells run on one goroutine, so nothing needs a lock or a WaitGroup: drop it; use an allow-listed package (rlm validate --policy lists them), or the session tools (peek, search, read_file, write_file) for I/O"},
 		{"import \"os\"\nprint(os.Args)", "cell.go:1:8: import-denied: package \"os\" is not allowed; read the context with peek, search, text or chunk, and files with read_file; only the allow-listed pure packages can be imported (rlm validate --policy lists them); use the session tools (peek, search, read_file, write_file) for I/O"},
 	} {
-		res, _ := validator.Validate(validator.Go, "cell.go", []byte(c.src), validator.Policy{})
+		res, _ := validator.Validate(source.Go, "cell.go", []byte(c.src), validator.Policy{})
 		err := res.Err()
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q:\n got  %v\n want %s", c.src, err, c.want)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -17,7 +19,7 @@ import (
 // each is either rejected unparsed, or parsed within maxParseRSS and maxParseCPU.
 func hostileJS() map[string]string {
 	r := strings.Repeat
-	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	fill := func(unit string) string { return r(unit, limits.SourceBytes/len(unit)) }
 	return map[string]string{
 		"baseline, one token": "1",
 		// Issue 17, finding 3: a keyword as a property name made the lexer read a regex.
@@ -71,7 +73,7 @@ func hostileJS() map[string]string {
 // pre-check's bounds.
 func hostileGo() map[string]string {
 	r := strings.Repeat
-	fill := func(unit string) string { return r(unit, validator.DefaultMaxSourceBytes/len(unit)) }
+	fill := func(unit string) string { return r(unit, limits.SourceBytes/len(unit)) }
 	return map[string]string{
 		"go depth at limit, parens":  fill("_ = " + r("(", 250) + "1" + r(")", 250) + "\n"),
 		"go depth at limit, blocks":  fill(r("{", 250) + r("}", 250) + "\n"),
@@ -149,9 +151,9 @@ func TestParserWorstCase(t *testing.T) {
 
 // validateOne validates one hostile source and prints what became of it.
 func validateOne(name string) {
-	lang, src := validator.JS, hostileJS()[name]
+	lang, src := source.JS, hostileJS()[name]
 	if strings.HasPrefix(name, "go ") {
-		lang, src = validator.Go, hostileGo()[name]
+		lang, src = source.Go, hostileGo()[name]
 	}
 	if src == "" {
 		fmt.Println("no such source")
@@ -161,7 +163,7 @@ func validateOne(name string) {
 	switch {
 	case err != nil:
 		fmt.Println(err)
-	case res.Go == nil && res.JS == nil && len(res.Findings) > 0 && res.Findings[0].Rule != validator.Syntax:
+	case res.Go == nil && res.JS == nil && len(res.Findings) > 0 && res.Findings[0].Rule != source.Syntax:
 		msg := res.Findings[0].Message
 		fmt.Println("rejected unparsed:", msg[:min(60, len(msg))])
 	default:
@@ -207,7 +209,7 @@ func FuzzJSPrecheckBound(f *testing.F) {
 		}
 		src := strings.Repeat(unit, max(1, min(int(reps), (32<<10)/len(unit))))
 		stack, took, res := validateMeasured(src)
-		if len(res.Findings) > 0 && (res.Findings[0].Rule == validator.Depth || res.Findings[0].Rule == validator.Size) {
+		if len(res.Findings) > 0 && (res.Findings[0].Rule == source.Depth || res.Findings[0].Rule == source.Size) {
 			return // rejected unparsed
 		}
 		if stack > 16<<20 || took > 2*time.Second {
@@ -225,7 +227,7 @@ func validateMeasured(src string) (stack uint64, took time.Duration, res *valida
 	start := time.Now()
 	go func() {
 		defer close(done)
-		res, _ = validator.Validate(validator.JS, "fuzz.js", []byte(src), validator.Policy{})
+		res, _ = validator.Validate(source.JS, "fuzz.js", []byte(src), validator.Policy{})
 		took = time.Since(start)
 		runtime.ReadMemStats(&after)
 	}()

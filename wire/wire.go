@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // The parent treats everything the worker sends as hostile: sizes are bounded on both sides
@@ -41,8 +41,8 @@ type Message struct {
 	SessionRoom int64 `json:"session_room,omitempty"`
 
 	// validate: a name for the positions; result: the validator's findings
-	Name     string         `json:"name,omitempty"`
-	Findings validator.List `json:"findings,omitempty"`
+	Name     string      `json:"name,omitempty"`
+	Findings source.List `json:"findings,omitempty"`
 
 	// result
 	Result *Result  `json:"result,omitempty"`
@@ -70,7 +70,7 @@ type Init struct {
 	SoftTimeout  int64          `json:"soft_timeout_ms"`
 	Quota        Quota          `json:"quota"`
 	JournalBytes int64          `json:"journal_bytes"`
-	JSHeap       uint64         `json:"js_heap,omitempty"`       // the JS engine's live-heap limit (0: its default)
+	MemoryBytes  int64          `json:"memory_bytes,omitempty"`  // Options.WorkerMemory (0: the default)
 	ValidateOnly bool           `json:"validate_only,omitempty"` // no engine: the worker only validates
 }
 

@@ -53,7 +53,7 @@ func openFileTools(cfg Config) (*tools.Files, []blockedRoot, error) {
 		}
 		ws = &tools.Dir{Path: w.Path, Names: w.Names, FD: w.FD}
 	}
-	lim := cfg.Limits.Effective()
+	lim := cfg.Limits
 	f, err := tools.NewFilesAt(dirs, ws, tools.FileLimits{ReadChars: lim.ReadChars, GrepResults: lim.GrepResults, WriteBytes: lim.WriteBytes,
 		WorkspaceBytes: int(max(cfg.Quota.Bytes, 0)), WorkspaceEntries: max(cfg.Quota.Entries, 0)}, cfg.Hidden)
 	if err != nil {

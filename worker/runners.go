@@ -13,13 +13,15 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang"
 	"github.com/rlm-sandbox/rlm/engine/js"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
 func NewRunner(cfg Config, host engine.Host) (Runner, error) {
-	lim := cfg.Limits.Effective()
+	lim := cfg.Limits
 	switch cfg.Lang {
 	case "go":
 		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs)}, host)
@@ -33,7 +35,7 @@ func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 		}
 		return finalCap{r, lim}, nil
 	case "js":
-		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: cfg.JSHeap}, host)
+		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: limits.JSHeap(cfg.Memory)}, host)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +46,7 @@ func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 
 // finalCap is where the answer's size is enforced, once for both languages and for FINAL and
 // FINAL_VAR alike: an answer over Limits.FinalChars is dropped and the cell fails with
-// Limits.CheckFinal's error, which says what to do instead.
+// engine.CheckFinal's error, which says what to do instead.
 type finalCap struct {
 	Runner
 	lim engine.Limits
@@ -53,7 +55,7 @@ type finalCap struct {
 func (r finalCap) Run(ctx context.Context, src []byte, validate bool) engine.Result {
 	res := r.Runner.Run(ctx, src, validate)
 	if res.Final != nil {
-		if err := r.lim.CheckFinal(res.Final.Value); err != nil {
+		if err := engine.CheckFinal(r.lim, res.Final.Value); err != nil {
 			res.Final = nil
 			if res.Err == nil {
 				res.Err = err
@@ -70,7 +72,7 @@ func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 	// The session's top-level variables are in scope: a cell may use frames, declared by an
 	// earlier cell, although the name is a denied global where it is free.
 	opts := append(parseOpts(validate), validator.JSDeclared(r.e.Vars()))
-	res, err := validator.Validate(validator.JS, "cell.js", src, validator.Policy{}, opts...)
+	res, err := validator.Validate(source.JS, "cell.js", src, validator.Policy{}, opts...)
 	if err != nil {
 		return engine.Result{Err: err}
 	}
@@ -90,7 +92,7 @@ type goRunner struct{ e *golang.Engine }
 
 func (r *goRunner) Run(ctx context.Context, src []byte, validate bool) engine.Result {
 	opts := append(parseOpts(validate), validator.GoFileSet(r.e.FileSet()))
-	res, err := validator.Validate(validator.Go, "cell.go", src, validator.Policy{}, opts...)
+	res, err := validator.Validate(source.Go, "cell.go", src, validator.Policy{}, opts...)
 	if err != nil {
 		return engine.Result{Err: err}
 	}
@@ -116,12 +118,12 @@ func parseOpts(validate bool) []validator.Option {
 
 // rejection turns findings into one error of kind rejected (or code, for a syntax error with the
 // validator off), listing every finding on its own line.
-func rejection(l validator.List) error {
+func rejection(l source.List) error {
 	lines := make([]string, len(l))
 	kind := fault.Rejected
 	for i, f := range l {
 		lines[i] = f.Error()
-		if f.Rule == validator.Syntax && len(l) == 1 {
+		if f.Rule == source.Syntax && len(l) == 1 {
 			kind = fault.Code
 		}
 	}

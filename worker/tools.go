@@ -29,7 +29,7 @@ func openLocalTools(cfg Config) (*localTools, error) {
 	if err != nil {
 		return nil, err
 	}
-	lim := cfg.Limits.Effective()
+	lim := cfg.Limits
 	lt.fileCalls = tools.NewCounter("file-tool call", lim.FileCalls,
 		"read_file, list_dir, file_info and grep count (write_file and the context tools do not); work from what you have read, or grep a whole directory in one call")
 	// The roots are descriptors the parent opened; opens through them stay subject to DAC and
@@ -48,7 +48,7 @@ func openContextTools(cfg Config) (*localTools, error) {
 	if len(cfg.ContextFDs) == 0 {
 		return &localTools{}, nil
 	}
-	l := cfg.Limits.Effective()
+	l := cfg.Limits
 	lim := tools.Limits{PeekChars: l.PeekChars, SearchResults: l.SearchResults, LineChars: l.MatchChars, Chunks: l.Chunks, TextChars: l.TextChars}
 	files := make([]*os.File, len(cfg.ContextFDs))
 	for i, fd := range cfg.ContextFDs {

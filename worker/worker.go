@@ -44,7 +44,7 @@ type Config struct {
 	SoftTimeout time.Duration
 	Quota       wire.Quota // zero fields mean the defaults
 	Journal     int64      // Options.JournalBytes, for the message of a full journal
-	JSHeap      uint64     // the JS engine's live-heap limit; 0: its default
+	Memory      int64      // Options.WorkerMemory; 0: limits.WorkerMemory
 
 	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
 
@@ -105,7 +105,7 @@ func configOf(m *wire.Init) Config {
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Hidden: m.Hidden, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
-		JSHeap: m.JSHeap, ValidateOnly: m.ValidateOnly,
+		Memory: m.MemoryBytes, ValidateOnly: m.ValidateOnly,
 	}
 }
 

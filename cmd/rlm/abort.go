@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 func newAbortCmd() *cobra.Command {
@@ -33,12 +35,12 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 		},
 	}
 	cmd.Flags().StringVar(&task, "task-id", "", "the task to stop")
-	cmd.Flags().DurationVar(&wait, "wait", 10*time.Second, "how long to wait for the run to exit")
+	cmd.Flags().DurationVar(&wait, "wait", limits.AbortWait, "how long to wait for the run to exit")
 	return cmd
 }
 
 func abortTask(cmd *cobra.Command, task string, wait time.Duration) error {
-	p := guard.PIDFile(rlmHome(), task)
+	p := home.PIDFile(rlmHome(), task)
 	pid, err := guard.ReadPID(p)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !guard.Alive(pid)) {
 		return fmt.Errorf("no running task %s (no live PID file at %s)", task, p)

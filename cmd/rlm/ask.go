@@ -18,10 +18,11 @@ import (
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // askFlags are the flags of `rlm run QUESTION`, the root-model loop.
@@ -39,7 +40,7 @@ type askFlags struct {
 
 func (f *askFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.name, "name", "rlm", "the agent's name, in progress lines and the call chain of recursive runs")
-	fl.IntVar(&f.maxDepth, "max-depth", 1, "recursion depth: 1 = root and sub-calls; above 1, llm_query runs a child rlm (capped by SFA_MAX_DEPTH, default 5)")
+	fl.IntVar(&f.maxDepth, "max-depth", limits.MaxDepth, "recursion depth: 1 = root and sub-calls; above 1, llm_query runs a child rlm (capped by SFA_MAX_DEPTH, default 5)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.BoolVar(&f.verbose, "verbose", false, "also print each cell's code and output on stderr")
 	fl.BoolVar(&f.noLog, "no-log", false, "write no log file (also SFA_NO_LOG=1); the audit trail and the trace are still written")
@@ -127,7 +128,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	if err := f.check(stderr); err != nil {
 		return err
 	}
-	if _, err := validator.ParseLang(runLang(f)); err != nil {
+	if _, err := source.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
 	opts, err := f.runOptions(stderr, true)
@@ -229,7 +230,7 @@ func askWithSignals(ctx context.Context, opts rlm.Options) (rlm.Result, context.
 	}
 	ctx, stop := withSignals(ctx, func(signalled) {
 		if t, ok := task.Load().(string); ok {
-			os.Remove(guard.PIDFile(opts.Home, t))
+			os.Remove(home.PIDFile(opts.Home, t))
 		}
 	})
 	defer stop()

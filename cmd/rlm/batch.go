@@ -18,6 +18,8 @@ import (
 	"github.com/rlm-sandbox/rlm/batch"
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -167,7 +169,7 @@ run or an earlier one), or the batch stopped (budget spent, model service down, 
 	f.queue.register(fl, "the NATS `URL` of the queue (nats://HOST:4222, tls://HOST:4222), or mem; default: an embedded server")
 	fl.StringVar(&f.out, "out", "", "the results `FILE` (default: TASKS.results.jsonl beside the tasks file)")
 	fl.StringVar(&f.listen, "listen", "", "let workers on this machine reach the embedded server at `ADDR` (loopback only, e.g. 127.0.0.1:4222; port 0: any)")
-	fl.DurationVar(&f.ackWait, "ack-wait", batch.DefaultAckWait, "how long a task's worker may go silent before the task is given to another")
+	fl.DurationVar(&f.ackWait, "ack-wait", limits.AckWait, "how long a task's worker may go silent before the task is given to another")
 	fl.IntVar(&f.replicas, "replicas", 1, "copies of the queue's streams in a JetStream cluster (--queue; 3 survives losing a node)")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "US dollars the whole batch may spend (0: no dollar cap; each task's own budgets still hold)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "tokens the whole batch may spend (0: no shared cap)")
@@ -191,11 +193,11 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 	if f.out == "" {
 		f.out = strings.TrimSuffix(tasksPath, filepath.Ext(tasksPath)) + ".results.jsonl"
 	}
-	home, err := ensureHome()
+	dir, err := ensureHome()
 	if err != nil {
 		return err
 	}
-	q, closeQ, err := f.openQueue(home, stderr)
+	q, closeQ, err := f.openQueue(dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -236,7 +238,7 @@ func runBatch(ctx context.Context, stderr io.Writer, f batchFlags, tasksPath str
 }
 
 // openQueue is the batch's queue: the embedded server, a NATS server (--queue), or channels.
-func (f *batchFlags) openQueue(home string, stderr io.Writer) (batch.Queue, func(), error) {
+func (f *batchFlags) openQueue(dir string, stderr io.Writer) (batch.Queue, func(), error) {
 	if f.queue.url == "mem" {
 		if f.parallel == 0 {
 			return nil, nil, usagef("--queue mem has no workers but this process's: --parallel must be at least 1")
@@ -244,7 +246,7 @@ func (f *batchFlags) openQueue(home string, stderr io.Writer) (batch.Queue, func
 		return batch.NewMemQueue(1024), func() {}, nil
 	}
 	ctx := context.Background()
-	jo := batch.JetStreamOptions{AckWait: f.ackWait, Coordinator: true, CacheDir: filepath.Join(home, "cache", "inputs"), Replicas: f.replicas}
+	jo := batch.JetStreamOptions{AckWait: f.ackWait, Coordinator: true, CacheDir: home.InputCache(dir), Replicas: f.replicas}
 	if f.replicas < 1 || f.replicas > 5 {
 		return nil, nil, usagef("--replicas %d: want 1 to 5", f.replicas)
 	}
@@ -266,7 +268,7 @@ func (f *batchFlags) openQueue(home string, stderr io.Writer) (batch.Queue, func
 	if f.parallel == 0 && f.listen == "" {
 		return nil, nil, usagef("--parallel 0 with the embedded server and no --listen: no worker could reach it")
 	}
-	srv, err := batch.Embedded(filepath.Join(home, "nats"), f.listen)
+	srv, err := batch.Embedded(home.NATS(dir), f.listen)
 	if err != nil {
 		return nil, nil, usageOrErr(err)
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/batch"
+	"github.com/rlm-sandbox/rlm/internal/home"
 )
 
 type queueWorkerFlags struct {
@@ -69,7 +69,7 @@ func runQueueWorker(ctx context.Context, stderr io.Writer, f queueWorkerFlags) e
 	if err != nil {
 		return err
 	}
-	home, err := ensureHome()
+	dir, err := ensureHome()
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func runQueueWorker(ctx context.Context, stderr io.Writer, f queueWorkerFlags) e
 	defer nc.Close()
 	ctx, stop := withSignals(ctx, func(signalled) {})
 	defer stop()
-	if w.Queue, err = batch.NewJetStream(ctx, nc, batch.JetStreamOptions{CacheDir: filepath.Join(home, "cache", "inputs")}); err != nil {
+	if w.Queue, err = batch.NewJetStream(ctx, nc, batch.JetStreamOptions{CacheDir: home.InputCache(dir)}); err != nil {
 		return err
 	}
 	if !f.quiet {

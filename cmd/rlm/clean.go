@@ -12,6 +12,8 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
@@ -34,19 +36,19 @@ after 30 days. Running tasks and their files are never touched. --dry-run lists 
 			return clean(cmd.OutOrStdout(), rlmHome(), time.Now().Add(-olderThan), dryRun)
 		},
 	}
-	cmd.Flags().DurationVar(&olderThan, "older-than", 30*24*time.Hour, "age of the records to delete")
+	cmd.Flags().DurationVar(&olderThan, "older-than", limits.Retention, "age of the records to delete")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
 	return cmd
 }
 
-func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
-	if _, err := os.Stat(home); err != nil {
-		return fmt.Errorf("RLM_HOME %s: %w", home, err)
+func clean(out io.Writer, dir string, before time.Time, dryRun bool) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("RLM_HOME %s: %w", dir, err)
 	}
 	// Everything a running task holds was created after its PID file: keep anything newer than
 	// the oldest live one.
 	keepAfter := time.Now().Add(time.Hour)
-	files, _ := filepath.Glob(filepath.Join(home, "run", "*.pid"))
+	files, _ := filepath.Glob(filepath.Join(home.Run(dir), "*.pid"))
 	for _, f := range files {
 		st, serr := os.Stat(f)
 		if pid, err := guard.ReadPID(f); err == nil && guard.Alive(pid) && serr == nil {
@@ -56,8 +58,8 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 		remove(out, f, dryRun)
 	}
 	n := 0
-	for _, pattern := range []string{"traces/*", "work/*", "eval/*"} {
-		matches, _ := filepath.Glob(filepath.Join(home, pattern))
+	for _, aged := range home.Aged(dir) {
+		matches, _ := filepath.Glob(filepath.Join(aged, "*"))
 		for _, m := range matches {
 			st, err := os.Stat(m)
 			if err != nil || st.ModTime().After(before) || !st.ModTime().Before(keepAfter) {
@@ -67,7 +69,7 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 			n++
 		}
 	}
-	stale, err := tools.StaleIndexes(guard.IndexDir(home))
+	stale, err := tools.StaleIndexes(home.Index(dir))
 	if err != nil {
 		fmt.Fprintf(out, "could not list the index cache: %v\n", err)
 	}
@@ -79,7 +81,7 @@ func clean(out io.Writer, home string, before time.Time, dryRun bool) error {
 		fmt.Fprintf(out, "%d paths would be removed\n", n)
 		return nil
 	}
-	return pruneAudit(out, home, before)
+	return pruneAudit(out, dir, before)
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -89,8 +91,8 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-func pruneAudit(out io.Writer, home string, before time.Time) error {
-	p := filepath.Join(home, "audit.db")
+func pruneAudit(out io.Writer, dir string, before time.Time) error {
+	p := home.Audit(dir)
 	if _, err := os.Stat(p); err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlm-sandbox/rlm/config"
+	"github.com/rlm-sandbox/rlm/internal/home"
 )
 
 // configFlags are the flags that set configuration values (config.Flags): the same names in
@@ -188,7 +189,7 @@ Exit status: 0 · 2 when the trust store cannot be read or written.`,
 
 func fileArg(args []string) string {
 	if len(args) == 0 {
-		return config.ProjectFileName
+		return home.ProjectFile
 	}
 	return args[0]
 }

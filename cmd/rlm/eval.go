@@ -18,7 +18,8 @@ import (
 	"github.com/rlm-sandbox/rlm/evalset"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/guard"
-	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 type evalFlags struct {
@@ -63,8 +64,8 @@ failed (the first failure is printed: the model is unreachable, say) · 2 usage 
 	fl.StringVar(&f.lang, "lang", "js", "the REPL language the model writes: go or js")
 	fl.StringVar(&f.model, "model", "", "the root model (default: RLM_MODEL)")
 	fl.BoolVar(&f.direct, "direct", false, "one model call per task with the input in the prompt (a baseline for small sizes)")
-	fl.DurationVar(&f.taskTimeout, "task-timeout", 30*time.Minute, "wall clock per task")
-	fl.DurationVar(&f.cellTimeout, "cell-timeout", repl.DefaultCellTimeout, "deadline per cell")
+	fl.DurationVar(&f.taskTimeout, "task-timeout", limits.EvalTimeout, "wall clock per task")
+	fl.DurationVar(&f.cellTimeout, "cell-timeout", limits.CellTimeout, "deadline per cell")
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, "run even when confinement is below the minimum")
 	fl.BoolVar(&f.keep, "keep", false, "keep the generated inputs")
 	fl.Int64Var(&f.seed, "seed", 1, "added to every task's seed, for a different draw")
@@ -87,7 +88,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	if err := guard.EmergencyStop(base.Home); err != nil {
 		return err
 	}
-	dir := filepath.Join(base.Home, "eval", time.Now().UTC().Format("20060102-150405.000"))
+	dir := filepath.Join(home.Eval(base.Home), time.Now().UTC().Format("20060102-150405.000"))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

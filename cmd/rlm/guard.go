@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // The environment of recursive runs and of the guardrails (docs/design.md, "CLI contract"): the
@@ -42,7 +42,7 @@ func maxDepthCap() int {
 	if n, err := strconv.Atoi(os.Getenv(envMaxDepth)); err == nil && n > 0 {
 		return n
 	}
-	return guard.DefaultDepthCap
+	return limits.DepthCap
 }
 
 // minFreeMB is RLM_MIN_FREE_MB, the free space a run needs in RLM_HOME (0: the default, 100 MB).

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
@@ -76,12 +76,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 const noHome = "rlm/no-home"
 
 // checkHome refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that
-// guard.Home cannot give (relative, or no home directory at all), so that rlmHome never has to.
+// home.Dir cannot give (relative, or no home directory at all), so that rlmHome never has to.
 func checkHome(cmd *cobra.Command, _ []string) error {
 	if _, ok := cmd.Annotations[noHome]; ok {
 		return nil
 	}
-	if _, err := guard.Home(); err != nil {
+	if _, err := home.Dir(); err != nil {
 		return usageError{err}
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/mcpserver"
 	"github.com/rlm-sandbox/rlm/tools"
 )
@@ -75,8 +76,8 @@ SIGINT or SIGTERM stops the server and closes its sessions.`,
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs a bearer token)")
 	fl.StringVar(&f.tokenFile, "token-file", "", "read the bearer token of --http from `FILE` (default: $"+envMCPToken+")")
 	fl.StringArrayVar(&f.roots, "root", nil, "a `DIR` whose files clients may name (repeatable; default: the current directory)")
-	fl.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "sessions and runs holding a worker at once")
-	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close a session unused this long")
+	fl.IntVar(&f.maxSessions, "max-sessions", limits.MCPSessions, "sessions and runs holding a worker at once")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", limits.MCPIdle, "close a session unused this long")
 	fl.StringVar(&f.replay, "replay", "", "answer rlm_ask with a scripted model from `FILE` (see examples/demo/model.json)")
 	f.cf.register(fl) // the limits, budgets and models of rlm run and rlm.toml; a client may only lower them
 	fl.BoolVar(&f.allowDegraded, "allow-degraded", false, allowDegradedUsage)

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 type replFlags struct {
@@ -55,7 +55,7 @@ type shell struct {
 	f        replFlags
 	out, err io.Writer
 	s        *repl.Session
-	lang     validator.Lang
+	lang     source.Lang
 
 	mu          sync.Mutex
 	cancel      context.CancelFunc
@@ -104,7 +104,7 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 			continue
 		}
 		cell.WriteString(line + "\n")
-		if strings.TrimSpace(cell.String()) == "" || validator.Incomplete(sh.lang, []byte(cell.String())) {
+		if strings.TrimSpace(cell.String()) == "" || source.Incomplete(sh.lang, []byte(cell.String())) {
 			continue
 		}
 		sh.exec(cell.String())
@@ -117,7 +117,7 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 }
 
 func (sh *shell) open(lang string) error {
-	l, err := validator.ParseLang(lang)
+	l, err := source.ParseLang(lang)
 	if err != nil {
 		return usageError{err}
 	}

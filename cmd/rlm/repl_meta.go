@@ -10,7 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // metaHelp is the one place the meta-commands are described.
@@ -92,7 +92,7 @@ func (sh *shell) metaLoad(args []string) {
 		sh.say(sh.err, styleError, "usage: :load FILE")
 		return
 	}
-	src, err := readLimited(args[0], validator.Policy{}.Effective().MaxSourceBytes)
+	src, err := readLimited(args[0], limits.SourceBytes)
 	if err != nil {
 		sh.say(sh.err, styleError, "error: %v", err)
 		return

@@ -5,24 +5,24 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/reeflective/readline"
 	"golang.org/x/sys/unix"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // historyFile is where the TTY REPL keeps its history: $RLM_HOME/history, RLM_HOME defaulting
 // to ~/.rlm. Go and JS cells share the file. An empty string means no file (history stays in
 // memory), for instance when there is no home directory.
 func historyFile() string {
-	home := rlmHome()
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	dir := rlmHome()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
-	return filepath.Join(home, "history")
+	return home.History(dir)
 }
 
 // runTTY is the interactive loop: readline edits the cell, Enter inserts a newline until the
@@ -45,7 +45,7 @@ func (sh *shell) runTTY() error {
 		if strings.TrimSpace(src) == "" || strings.HasPrefix(strings.TrimSpace(src), ":") {
 			return true
 		}
-		return !validator.Incomplete(sh.lang, []byte(src+"\n"))
+		return !source.Incomplete(sh.lang, []byte(src+"\n"))
 	}
 	for {
 		// Lines typed ahead (before the first prompt, or while a cell ran) are handed to readline

@@ -14,11 +14,12 @@ import (
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/files"
-	"github.com/rlm-sandbox/rlm/internal/guard"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // sessionFlags are the flags of every command that opens a session.
@@ -63,7 +64,7 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 }
 
 // options turns the flags into session options, checking the context files exist.
-func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
+func (f *sessionFlags) options(lang source.Lang) (repl.Options, error) {
 	ctxFiles, err := existingFiles(f.ctxFiles)
 	if err != nil {
 		return repl.Options{}, err
@@ -76,7 +77,7 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 	l := f.conf.Limits
 	return repl.Options{
 		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
-		Limits: l.Engine(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
+		Limits: l.API(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
 		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
 	}, nil
 }
@@ -84,13 +85,13 @@ func (f *sessionFlags) options(lang validator.Lang) (repl.Options, error) {
 // indexCache keeps the inputs' indexes under RLM_HOME/index, so that a run over an input
 // indexed before need not read it whole again (rlm clean removes the stale ones).
 func indexCache() *tools.Indexes {
-	return tools.NewIndexes(guard.IndexDir(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
+	return tools.NewIndexes(home.Index(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm. The root command's checkHome has refused an RLM_HOME that
-// guard.Home cannot give before any command that calls this runs.
+// home.Dir cannot give before any command that calls this runs.
 func rlmHome() string {
-	h, err := guard.Home()
+	h, err := home.Dir()
 	if err != nil {
 		panic("rlm: RLM_HOME was not checked before use: " + err.Error())
 	}
@@ -186,7 +187,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 		return err
 	}
 	f.lang = string(lang)
-	src, err := readLimited(f.script, validator.Policy{}.Effective().MaxSourceBytes)
+	src, err := readLimited(f.script, limits.SourceBytes)
 	if err != nil {
 		return usageError{err}
 	}
@@ -234,15 +235,15 @@ func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result
 	return exitErr(ctx, err)
 }
 
-func scriptLang(f runFlags) (validator.Lang, error) {
+func scriptLang(f runFlags) (source.Lang, error) {
 	if f.lang != "" {
-		l, err := validator.ParseLang(f.lang)
+		l, err := source.ParseLang(f.lang)
 		if err != nil {
 			return "", usageError{err}
 		}
 		return l, nil
 	}
-	l, ok := validator.LangOf(f.script)
+	l, ok := source.LangOf(f.script)
 	if !ok {
 		return "", usagef("%s: cannot tell the language from the extension; use --lang go or --lang js", f.script)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/trace"
 	"github.com/rlm-sandbox/rlm/traceview"
@@ -142,7 +143,7 @@ func tracePath(arg string) (string, error) {
 	if strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, ".jsonl") {
 		return "", usagef("trace %s: no such file", arg)
 	}
-	p, err := trace.Find(filepath.Join(rlmHome(), "traces"), arg)
+	p, err := trace.Find(home.Traces(rlmHome()), arg)
 	if err != nil {
 		return "", usageError{err}
 	}

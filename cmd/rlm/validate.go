@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
 	"github.com/rlm-sandbox/rlm/tools"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -51,15 +53,15 @@ Exit status: 0 no findings, 1 findings, 2 usage or I/O error.`,
 }
 
 type fileReport struct {
-	File     string              `json:"file"`
-	Lang     validator.Lang      `json:"lang"`
-	Findings []validator.Finding `json:"findings"`
+	File     string           `json:"file"`
+	Lang     source.Lang      `json:"lang"`
+	Findings []source.Finding `json:"findings"`
 }
 
 func validateFiles(stdout, stderr io.Writer, langFlag string, files []string, asJSON bool) error {
-	var forced validator.Lang
+	var forced source.Lang
 	if langFlag != "" {
-		l, err := validator.ParseLang(langFlag)
+		l, err := source.ParseLang(langFlag)
 		if err != nil {
 			return usageError{err}
 		}
@@ -96,16 +98,16 @@ func validateFiles(stdout, stderr io.Writer, langFlag string, files []string, as
 	return nil
 }
 
-func validateFile(name string, forced validator.Lang) (fileReport, error) {
+func validateFile(name string, forced source.Lang) (fileReport, error) {
 	lang := forced
 	if lang == "" {
-		l, ok := validator.LangOf(name)
+		l, ok := source.LangOf(name)
 		if !ok {
 			return fileReport{}, fmt.Errorf("%s: cannot tell the language from the extension; use --lang go or --lang js", name)
 		}
 		lang = l
 	}
-	src, err := readLimited(name, validator.Policy{}.Effective().MaxSourceBytes)
+	src, err := readLimited(name, limits.SourceBytes)
 	if err != nil {
 		return fileReport{}, err
 	}
@@ -113,9 +115,9 @@ func validateFile(name string, forced validator.Lang) (fileReport, error) {
 	if err != nil {
 		return fileReport{}, err
 	}
-	findings := []validator.Finding(res.Findings)
+	findings := []source.Finding(res.Findings)
 	if findings == nil {
-		findings = []validator.Finding{}
+		findings = []source.Finding{}
 	}
 	return fileReport{File: name, Lang: lang, Findings: findings}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -79,7 +80,7 @@ func BenchmarkWordCount5MB(b *testing.B) {
 	if err := s.e.bindText(text); err != nil {
 		b.Fatal(err)
 	}
-	res, err := validator.Validate(validator.Go, "cell.go", []byte("import \"strings\"\n"+wordCountCell), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
+	res, err := validator.Validate(source.Go, "cell.go", []byte("import \"strings\"\n"+wordCountCell), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
 	if err != nil || res.Err() != nil {
 		b.Fatal(err, res.Err())
 	}
@@ -105,7 +106,7 @@ func BenchmarkWordCount5MB(b *testing.B) {
 // strings this large through peek): a cell declares it, and engine-written code in a file of
 // its own sets it from a test package.
 func (e *Engine) bindText(text string) error {
-	res, err := validator.Validate(validator.Go, "cell.go", []byte("var text string"), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+	res, err := validator.Validate(source.Go, "cell.go", []byte("var text string"), validator.Policy{}, validator.GoFileSet(e.FileSet()))
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func BenchmarkTypeCheck(b *testing.B) {
 	}
 	for b.Loop() {
 		b.StopTimer()
-		res, err := validator.Validate(validator.Go, "cell.go", []byte(cell30), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
+		res, err := validator.Validate(source.Go, "cell.go", []byte(cell30), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
 		if err != nil || res.Err() != nil {
 			b.Fatal(err, res.Err())
 		}
@@ -193,7 +194,7 @@ func BenchmarkSessionStart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := validator.Validate(validator.Go, "cell.go", []byte(`import "fmt"`), validator.Policy{}, validator.GoFileSet(e.FileSet()))
+		res, err := validator.Validate(source.Go, "cell.go", []byte(`import "fmt"`), validator.Policy{}, validator.GoFileSet(e.FileSet()))
 		if err != nil || res.Err() != nil {
 			b.Fatal(err, res.Err())
 		}

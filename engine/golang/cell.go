@@ -18,14 +18,14 @@ import (
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // Error is the error of a failed cell: its kind, the position in the cell it refers to (Line 0
 // when unknown) and a message for the model.
 type Error struct {
 	Kind fault.Kind
-	Pos  validator.Position
+	Pos  source.Position
 	Msg  string
 	Err  error // the underlying cause, if any
 
@@ -55,7 +55,7 @@ func isCompileError(err error) bool {
 // cell runs the parts of one unit.
 type cell struct {
 	e     *Engine
-	u     *validator.GoUnit
+	u     *source.GoUnit
 	marks []token.Pos // the top-level statements' positions (see desugarer.body)
 }
 
@@ -118,7 +118,7 @@ func (c *cell) stmts(ctx context.Context, list []ast.Stmt) error {
 
 // typeError turns the type checker's errors into the cell's compile error: the first at its
 // position, the others on their own lines after it.
-func typeError(u *validator.GoUnit, err error) error {
+func typeError(u *source.GoUnit, err error) error {
 	var l typecheck.List
 	if !errors.As(err, &l) || len(l) == 0 {
 		return &Error{Kind: fault.Code, Msg: err.Error(), Err: err, compile: true}
@@ -224,12 +224,12 @@ func panicMessage(msg string) (string, []string) {
 // panicPosition is the position of the top-level statement that was running, or else the
 // innermost frame of the cell's own file in yaegi's panic trace (which is approximate: yaegi
 // reports a node near the start of the function).
-func (c *cell) panicPosition(src ast.Node) validator.Position {
+func (c *cell) panicPosition(src ast.Node) source.Position {
 	if at := c.e.snapshot().at; at >= 0 && at < len(c.marks) {
 		return c.u.Position(c.marks[at])
 	}
 	if src == nil {
-		return validator.Position{}
+		return source.Position{}
 	}
 	file := filepath.Base(c.u.Fset.Position(src.Pos()).Filename)
 	for _, line := range strings.Split(c.e.stderr.String(), "\n") {
@@ -237,19 +237,19 @@ func (c *cell) panicPosition(src ast.Node) validator.Position {
 			return c.position(m[1], m[2], m[3], src)
 		}
 	}
-	return validator.Position{}
+	return source.Position{}
 }
 
 // position maps a line and column of the file src was parsed from back to the cell as written.
-func (c *cell) position(file, line, col string, src ast.Node) validator.Position {
+func (c *cell) position(file, line, col string, src ast.Node) source.Position {
 	l, _ := strconv.Atoi(line)
 	k, _ := strconv.Atoi(col)
 	if src == nil {
-		return validator.Position{Filename: file, Line: l, Column: k}
+		return source.Position{Filename: file, Line: l, Column: k}
 	}
 	tf := c.u.Fset.File(src.Pos())
 	if tf == nil || l < 1 || l > tf.LineCount() {
-		return validator.Position{Filename: file, Line: l, Column: k}
+		return source.Position{Filename: file, Line: l, Column: k}
 	}
 	off := tf.Offset(tf.LineStart(l)) + k - 1
 	off = max(0, min(off, tf.Size()))

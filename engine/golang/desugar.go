@@ -7,7 +7,7 @@ import (
 	"go/types"
 
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // The desugaring pass rewrites the validated and type-checked AST, in place and before
@@ -58,7 +58,7 @@ func newSession() *session {
 // desugarer rewrites one unit.
 type desugarer struct {
 	s      *session
-	u      *validator.GoUnit
+	u      *source.GoUnit
 	tc     *typecheck.Cell
 	info   *types.Info
 	vars   []string    // top-level variables of this unit
@@ -76,7 +76,7 @@ type desugarer struct {
 
 // newDesugarer returns the pass for a unit checked as tc; with tc nil (a cell run unchecked, to
 // test the lower layers alone) the pass does only what needs no types.
-func newDesugarer(s *session, u *validator.GoUnit, gen uint64, tc *typecheck.Cell) *desugarer {
+func newDesugarer(s *session, u *source.GoUnit, gen uint64, tc *typecheck.Cell) *desugarer {
 	d := &desugarer{s: s, u: u, gen: gen, tc: tc, info: &types.Info{}, bodyNames: map[string]bool{}}
 	if tc != nil {
 		d.info = tc.Info

@@ -5,9 +5,11 @@
 //
 // # Pipeline
 //
-// The caller validates each cell with the engine's own FileSet,
+// The caller parses each cell into the engine's own FileSet, as a unit of package source, and
+// validates it (the worker calls validator.Validate with validator.GoFileSet(e.FileSet()), which
+// parses with source.ParseGo and source.Options.FileSet set),
 //
-//	res, _ := validator.Validate(validator.Go, "cell.go", src, policy, validator.GoFileSet(e.FileSet()))
+//	res, _ := validator.Validate(source.Go, "cell.go", src, policy, validator.GoFileSet(e.FileSet()))
 //	result := e.Exec(ctx, res.Go)
 //
 // and Exec type-checks the parsed unit with go/types against the session (package typecheck:
@@ -26,9 +28,10 @@
 //
 // # What model code sees
 //
-// Only an allow-list, function by function: the packages of the validator's policy, generated
-// into symbols_gen.go from the toolchain's sources minus the policy's denied symbols (fmt.Scan*,
-// time.Sleep, ...), never yaegi's stdlib.Symbols. Package variables are deep copies made per
+// Only an allow-list, function by function: the packages of the validator's default policy,
+// generated into symbols_gen.go from the toolchain's sources minus the policy's denied symbols
+// (fmt.Scan*, time.Sleep, ...), never yaegi's stdlib.Symbols. The engine links no validator:
+// the generated tables are its allow-list, and tests hold them to the policy. Package variables are deep copies made per
 // engine, so model code cannot change host state through them; nor through what compiled code
 // hands out as its own (hostmem.go): crc32.MakeTable returns a copy, and a time.Location, which
 // time.Time's Location returns as the host's UTC or Local, is never written in place (the type

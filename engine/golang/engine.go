@@ -23,15 +23,18 @@ import (
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // Config configures an Engine. The zero value is safe and means the defaults.
+//
+// The packages and symbols cells may use are the engine's own, generated from the validator's
+// default policy (see allowedImports): no configuration widens them.
 type Config struct {
-	OutputCap int              // characters of output kept per cell; 0 means engine.OutputCap
-	Context   string           // name of the document bound to `context`; "" means "ctx0"
-	Contexts  int              // number of context documents: ctx0 … ctx{Contexts-1} are declared too
-	Policy    validator.Policy // packages and symbols exposed; the zero value is the default policy
+	OutputCap int    // characters of output kept per cell; 0 means limits.OutputChars
+	Context   string // name of the document bound to `context`; "" means "ctx0"
+	Contexts  int    // number of context documents: ctx0 … ctx{Contexts-1} are declared too
 }
 
 // Engine runs Go cells with yaegi. State (variables, functions, types, imports) persists from
@@ -49,7 +52,6 @@ type Engine struct {
 
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)
-	policy validator.Policy
 	types  *typecheck.Session
 	loaded map[string]bool // packages registered so far (see ensure)
 	copier *varCopier
@@ -70,7 +72,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 		return nil, errors.New("golang.New: nil host")
 	}
 	if cfg.OutputCap <= 0 {
-		cfg.OutputCap = engine.OutputCap
+		cfg.OutputCap = limits.OutputChars
 	}
 	if cfg.Context == "" {
 		cfg.Context = "ctx0"
@@ -78,7 +80,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	clearYaegiEnv()
 	prefault.Heap(2 << 20) // an interpreter with the prelude compiled is about 1 MB of allocation
 	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: newSession(),
-		policy: cfg.Policy, loaded: map[string]bool{}}
+		loaded: map[string]bool{}}
 	e.it = interp.New(interp.Options{
 		Stdin:                strings.NewReader(""),
 		Stdout:               e.out,
@@ -96,17 +98,8 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.load(preludeFile, src); err != nil {
 		return nil, fmt.Errorf("golang.New: prelude: %w", err)
 	}
-	e.types = typecheck.NewSession(library(), cfg.Policy, src, bridgePath)
+	e.types = typecheck.NewSession(library(), allowedImports(), src, bridgePath)
 	return e, nil
-}
-
-func allowed(p validator.Policy, path string) bool {
-	for _, ip := range p.Effective().Go.Imports {
-		if ip == path {
-			return true
-		}
-	}
-	return false
 }
 
 // clearYaegiEnv removes the YAEGI_* variables yaegi reads at New (they turn on graph dumps that
@@ -138,25 +131,25 @@ func (e *Engine) load(name, src string) (err error) {
 	return err
 }
 
-// FileSet is the FileSet cells must be parsed into:
-// validator.Validate(validator.Go, name, src, policy, validator.GoFileSet(e.FileSet())).
+// FileSet is the FileSet cells must be parsed into: source.Options.FileSet, or
+// validator.GoFileSet(e.FileSet()) when the validator parses them.
 func (e *Engine) FileSet() *token.FileSet { return e.it.FileSet() }
 
 // Exec runs one validated cell: a whole program (its main runs once) or a snippet (its
 // declarations, then its statements). The cell's output, its FINAL answer and its error are
 // returned; a panic, a compile error and a timeout are errors of a fault kind, not Go errors.
-func (e *Engine) Exec(ctx context.Context, u *validator.GoUnit) engine.Result {
+func (e *Engine) Exec(ctx context.Context, u *source.GoUnit) engine.Result {
 	return e.execute(ctx, u, true)
 }
 
 // ExecUnchecked runs a cell without the type checker, for testing the interpreter and the
 // layers below it alone (with the validator off, rlm run --no-validate). The rewrites that need
 // types are not made, so modern constructs (min, range over an integer, ...) fail as in yaegi.
-func (e *Engine) ExecUnchecked(ctx context.Context, u *validator.GoUnit) engine.Result {
+func (e *Engine) ExecUnchecked(ctx context.Context, u *source.GoUnit) engine.Result {
 	return e.execute(ctx, u, false)
 }
 
-func (e *Engine) execute(ctx context.Context, u *validator.GoUnit, checked bool) engine.Result {
+func (e *Engine) execute(ctx context.Context, u *source.GoUnit, checked bool) engine.Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.out.reset()
@@ -184,7 +177,7 @@ func (e *Engine) snapshot() cellState {
 }
 
 // safeExec turns a panic of the engine's own code (a bug) into an error: the worker survives.
-func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit, checked bool) (err error) {
+func (e *Engine) safeExec(ctx context.Context, u *source.GoUnit, checked bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
@@ -193,7 +186,7 @@ func (e *Engine) safeExec(ctx context.Context, u *validator.GoUnit, checked bool
 	return e.exec(ctx, u, checked)
 }
 
-func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) error {
+func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error {
 	if e.busy && !e.waitIdle(idleGrace) {
 		return &Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
 	}
@@ -204,7 +197,7 @@ func (e *Engine) exec(ctx context.Context, u *validator.GoUnit, checked bool) er
 	case u == nil || u.Decls == nil:
 		return fault.New(fault.Code, "no parsed unit: validate the cell first")
 	case u.Fset != e.it.FileSet():
-		return fault.New(fault.Code, "the cell was parsed into another FileSet: pass validator.GoFileSet(engine.FileSet())")
+		return fault.New(fault.Code, "the cell was parsed into another FileSet: parse it into engine.FileSet() (source.Options.FileSet, validator.GoFileSet)")
 	}
 	var tc *typecheck.Cell
 	if checked {

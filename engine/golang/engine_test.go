@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -171,7 +172,7 @@ func TestCancelStopsLoop(t *testing.T) {
 
 func TestWrongFileSet(t *testing.T) {
 	s := newTestSession(t, Config{}, "")
-	res, err := validator.Validate(validator.Go, "cell.go", []byte("x := 1"), validator.Policy{})
+	res, err := validator.Validate(source.Go, "cell.go", []byte("x := 1"), validator.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/corpus"
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -43,7 +44,7 @@ func FuzzFrontEnd(f *testing.F) {
 // frontEnd validates, checks and desugars src in a fresh session and describes the outcome.
 func frontEnd(t *testing.T, src string) string {
 	fset := token.NewFileSet()
-	res, err := validator.Validate(validator.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(fset))
+	res, err := validator.Validate(source.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(fset))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func frontEnd(t *testing.T, src string) string {
 		return "rejected"
 	}
 	prelude := prelude("ctx0", 2)
-	tc, err := typecheck.NewSession(library(), validator.Policy{}, prelude, bridgePath).Check(res.Go)
+	tc, err := typecheck.NewSession(library(), allowedImports(), prelude, bridgePath).Check(res.Go)
 	var l typecheck.List
 	switch {
 	case errors.As(err, &l):

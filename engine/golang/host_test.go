@@ -13,6 +13,7 @@ import (
 	"github.com/rlm-sandbox/rlm/corpus"
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -149,7 +150,7 @@ func (s *testSession) runCtx(ctx context.Context, d time.Duration, src string) e
 	if s.parseOnly || s.noValidate {
 		opts = append(opts, validator.ParseOnly())
 	}
-	res, err := validator.Validate(validator.Go, "cell.go", []byte(src), validator.Policy{}, opts...)
+	res, err := validator.Validate(source.Go, "cell.go", []byte(src), validator.Policy{}, opts...)
 	if err != nil {
 		s.t.Fatal(err)
 	}

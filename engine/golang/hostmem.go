@@ -10,7 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // The symbol table hands cells deep copies of the packages' variables (symbols.go), but compiled
@@ -36,7 +36,7 @@ var sharedTypes = []string{"time.Location"}
 // hostStores reports the first write into a value of a shared type (or of a type with the same
 // underlying type) that is not a plain variable: *loc = v, p.f = v with f of that type, or a
 // generic instantiated with it, whose body could do either through a *T.
-func hostStores(tc *typecheck.Cell, u *validator.GoUnit) error {
+func hostStores(tc *typecheck.Cell, u *source.GoUnit) error {
 	shared := sharedUnderlying()
 	var bad ast.Node
 	var what string

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ func TestSymbolAllowList(t *testing.T) {
 	for k, syms := range symbolVars {
 		add(k, keys(syms()))
 	}
-	exported := s.e.exports(validator.Policy{})
+	exported := s.e.exports()
 	for k, syms := range exported {
 		add(k, keys(syms))
 	}
@@ -69,6 +70,20 @@ func TestSymbolAllowList(t *testing.T) {
 			if tables[key][name] || tables[key]["_"+name] {
 				t.Errorf("denied symbol %s is exposed under %s", sym, key)
 			}
+		}
+	}
+}
+
+// TestImportsAreThePolicys: the packages cells may import, which the engine takes from its
+// generated tables and reads no policy for, are exactly those of the validator's default policy.
+func TestImportsAreThePolicys(t *testing.T) {
+	want := slices.Sorted(slices.Values(validator.Policy{}.Effective().Go.Imports))
+	if got := allowedImports(); !slices.Equal(got, want) {
+		t.Errorf("the engine allows %v\nthe policy allows %v\n(run go test ./engine/golang -run TestGenerateSymbols -update)", got, want)
+	}
+	for _, p := range []string{"os", "unsafe", "reflect", "fmt/fmt", ""} {
+		if allowed(p) {
+			t.Errorf("allowed(%q) = true", p)
 		}
 	}
 }

@@ -6,19 +6,47 @@ import (
 	"io"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
-	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
-
-	"github.com/rlm-sandbox/rlm/validator"
 )
 
 // sourcePackages are allowed packages that exist only as interpreted source (their API is
 // generic, which yaegi cannot instantiate from compiled code), with the packages their source
 // imports; see packages.go.
 var sourcePackages = map[string][]string{"cmp": nil, "maps": nil, "slices": {"cmp", "sort"}}
+
+// allowedImports are the packages cells may import: those of the generated symbol tables, which
+// hold the packages of the validator's default policy less its denied symbols
+// (TestGenerateSymbols, TestImportsAreThePolicys), and the interpreted ones. The engine reads no
+// policy at run time: what it exposes is what it was generated with.
+var allowedImports = sync.OnceValue(func() []string {
+	set := map[string]bool{}
+	for key := range symbolTable {
+		set[path.Dir(key)] = true
+	}
+	for key := range symbolVars {
+		set[path.Dir(key)] = true
+	}
+	for p := range sourcePackages {
+		set[p] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+})
+
+// allowed reports whether cells may import the package with import path p.
+func allowed(p string) bool {
+	_, ok := slices.BinarySearch(allowedImports(), p)
+	return ok
+}
 
 // ensureImports registers the packages a unit imports, on first use: building a package's
 // symbols (deep copies of unicode's tables, say) and compiling the generic packages is most of
@@ -37,7 +65,7 @@ func (e *Engine) ensureImports(f *ast.File) error {
 }
 
 func (e *Engine) ensure(p string) error {
-	if e.loaded[p] || !allowed(e.policy, p) {
+	if e.loaded[p] || !allowed(p) {
 		return nil
 	}
 	e.loaded[p] = true
@@ -49,7 +77,7 @@ func (e *Engine) ensure(p string) error {
 		}
 		return e.load(p+".go", sourcePackageText[p])
 	}
-	if ex := e.exportsFor(p, e.policy); ex != nil {
+	if ex := e.exportsFor(p); ex != nil {
 		return e.it.Use(ex)
 	}
 	return nil
@@ -72,14 +100,14 @@ func varsOf(key string) map[string]any {
 	return nil
 }
 
-// exports builds every symbol one engine may see: the generated table restricted to the
-// policy's imports minus its denied symbols, deep copies of the package variables, fmt's
-// printing functions bound to the engine's capture, and the bridge. Engines register packages
-// lazily (see ensure), one exportsFor at a time; exports is the union, for tests.
-func (e *Engine) exports(pol validator.Policy) interp.Exports {
+// exports builds every symbol one engine may see: the generated table (the policy's packages
+// less its denied symbols), deep copies of the package variables, fmt's printing functions bound
+// to the engine's capture, and the bridge. Engines register packages lazily (see ensure), one
+// exportsFor at a time; exports is the union, for tests.
+func (e *Engine) exports() interp.Exports {
 	out := interp.Exports{bridgePath + "/" + bridgePath: e.bridgeSymbols()}
-	for _, ip := range pol.Effective().Go.Imports {
-		for k, v := range e.exportsFor(ip, pol) {
+	for _, ip := range allowedImports() {
+		for k, v := range e.exportsFor(ip) {
 			out[k] = v
 		}
 	}
@@ -92,25 +120,17 @@ func (e *Engine) exports(pol validator.Policy) interp.Exports {
 // Use of the literal key "fmt/fmt" as "this is the whole standard library" and then adds
 // fmt.Scan, fmt.Scanf and fmt.Scanln back (reading the interpreter's stdin) and compiles its own
 // generic slices and maps sources. Both keys resolve to the import path "fmt", package fmt.
-func (e *Engine) exportsFor(ip string, pol validator.Policy) interp.Exports {
-	denied := map[string]bool{}
-	for _, s := range pol.Effective().Go.DeniedSymbols {
-		denied[s] = true
-	}
+func (e *Engine) exportsFor(ip string) interp.Exports {
 	if e.copier == nil {
 		e.copier = &varCopier{seen: map[unsafe.Pointer]reflect.Value{}}
 	}
 	key := ip + "/" + path.Base(ip)
 	syms := map[string]reflect.Value{}
 	for name, v := range symbolsOf(key) {
-		if !denied[ip+"."+strings.TrimPrefix(name, "_")] {
-			syms[name] = v
-		}
+		syms[name] = v
 	}
 	for name, p := range varsOf(key) {
-		if !denied[ip+"."+name] {
-			syms[name] = e.copier.copyVar(p)
-		}
+		syms[name] = e.copier.copyVar(p)
 	}
 	for name, f := range hostResults[ip] {
 		if _, ok := syms[name]; ok {

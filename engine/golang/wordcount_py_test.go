@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -40,7 +41,7 @@ func TestWordCountFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := "import \"strings\"\n" + wordCountCell
-	res, err := validator.Validate(validator.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
+	res, err := validator.Validate(source.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(s.e.FileSet()))
 	if err != nil || res.Err() != nil {
 		t.Fatal(err, res.Err())
 	}

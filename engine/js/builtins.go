@@ -66,7 +66,7 @@ func (e *Engine) record(fn string, v goja.Value) {
 	if e.cell == nil {
 		panic(e.jsError("Error", fn+" can only be called while a cell runs", nil))
 	}
-	if goja.IsString(v) { // its size is checked with every answer's (engine.Limits.CheckFinal)
+	if goja.IsString(v) { // its size is checked with every answer's (engine.CheckFinal)
 		e.cell.final = &engine.Final{Value: v.String()}
 		return
 	}
@@ -82,7 +82,7 @@ func (e *Engine) record(fn string, v goja.Value) {
 	case p.err != "":
 		panic(e.jsError("TypeError", fmt.Sprintf("%s: the answer cannot be serialised to JSON: %s", fn, p.err), nil))
 	case p.cut:
-		err := e.cfg.Limits.FinalTooLong(int64(e.cfg.Limits.FinalChars), true)
+		err := engine.FinalTooLong(e.cfg.Limits, int64(e.cfg.Limits.FinalChars), true)
 		panic(e.jsError("RangeError", err.Error(), err))
 	}
 	e.cell.final = &engine.Final{Value: p.String()}

@@ -10,7 +10,7 @@ import (
 	"github.com/dop251/goja/file"
 
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // compile turns a validated cell into a program, in strict mode, without parsing again.
@@ -20,7 +20,7 @@ import (
 // a declaration is never stuck in its temporal dead zone. The price: top-level const bindings
 // can be reassigned, and reading a top-level binding before its declaration gives undefined.
 // Declarations inside blocks and functions keep their normal semantics.
-func (e *Engine) compile(unit *validator.JSUnit) (*goja.Program, error) {
+func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 	src := unit.Program
 	names := topLevelNames(src.Body)
 	if err := e.checkNames(unit, names); err != nil {
@@ -42,7 +42,7 @@ func (e *Engine) compile(unit *validator.JSUnit) (*goja.Program, error) {
 	return compileAST(prg, unit)
 }
 
-func compileAST(prg *ast.Program, unit *validator.JSUnit) (p *goja.Program, err error) {
+func compileAST(prg *ast.Program, unit *source.JSUnit) (p *goja.Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fault.New(fault.Code, "the cell could not be compiled: %v", r)
@@ -164,7 +164,7 @@ func patternNames(t ast.Node, names map[string]file.Idx) {
 // validator's eyes, and here it is a global property. No denied name is a global of the
 // hardened runtime (TestDeniedNamesAreNotGlobals), so that property is the cell's own, or an
 // earlier cell's.
-func (e *Engine) checkNames(unit *validator.JSUnit, names map[string]file.Idx) error {
+func (e *Engine) checkNames(unit *source.JSUnit, names map[string]file.Idx) error {
 	var clash []string
 	for name := range names {
 		if e.baseline[name] && !shadowable[name] {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/corpus"
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -58,7 +59,7 @@ func newEscapeEnv(t *testing.T) *escapeEnv {
 // inProcess reports whether an escape case can run inside the test process: the allocation
 // bombs (J14) kill a process by design and are left to the worker's limits. The parser attacks
 // (J13) are 3,000 levels deep in the corpus, which goja handles; the 10^6-deep forms that kill a
-// process are the validator's pre-scan's (validator.TestDeepNestingRejectedUnparsed). A parser
+// process are the pre-scan's (source.TestDeepNestingRejectedUnparsed). A parser
 // attack that hangs (effect hang: goja reads nested arrow parameters 2^k times) cannot be
 // interrupted in a process; the worker's hard deadline contains it
 // (repl.TestCorpusEscapesThroughSessions).
@@ -144,7 +145,7 @@ func TestEscapeCorpusContained(t *testing.T) {
 			continue
 		}
 		ran++
-		res, err := validator.Validate(validator.JS, "cell.js", c.Render(env.values), validator.Policy{}, validator.ParseOnly())
+		res, err := validator.Validate(source.JS, "cell.js", c.Render(env.values), validator.Policy{}, validator.ParseOnly())
 		if err != nil || res.JS == nil {
 			unparsed++ // goja's parser refuses it (import(), import.meta): nothing runs
 			contained++

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/corpus"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -28,7 +29,7 @@ func jsCases(t *testing.T, escape bool) []corpus.Case {
 // checkBenign runs a benign case through the validator and e, and compares with its header.
 func checkBenign(t *testing.T, e *Engine, c corpus.Case) bool {
 	t.Helper()
-	res, err := validator.Validate(validator.JS, c.Name, c.Source, validator.Policy{})
+	res, err := validator.Validate(source.JS, c.Name, c.Source, validator.Policy{})
 	if err != nil || res.Err() != nil || res.JS == nil {
 		t.Errorf("%s: validator: %v %v", c.Name, err, res.Err())
 		return false

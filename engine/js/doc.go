@@ -5,9 +5,9 @@
 //
 // # Cells
 //
-// Exec compiles the validator's AST (goja.CompileAST, strict mode); model source is never parsed
-// again. Top-level let, const and class declarations are compiled as var declarations (REPL
-// semantics): a later cell, or the same cell run again after it failed, may declare the same
+// Exec compiles the AST of the unit package source parsed and the validator passed
+// (goja.CompileAST, strict mode); model source is never parsed again. Top-level let, const and
+// class declarations are compiled as var declarations (REPL semantics): a later cell, or the same cell run again after it failed, may declare the same
 // name, and no binding is left in its temporal dead zone. The costs: a top-level const can be
 // reassigned, and a top-level binding read before its declaration is undefined. Blocks and
 // functions keep their normal scoping. A top-level declaration of a built-in's name, or of
@@ -56,7 +56,7 @@
 // array of its page's matches that also has total, truncated and next; print adds a note to one
 // that does not hold every match ("200 of 1,513 matches shown ...").
 //
-// An answer's size is checked by the caller (engine.Limits.CheckFinal, in the REPL's runner),
+// An answer's size is checked by the caller (engine.CheckFinal, in the REPL's runner),
 // once for both languages; the JS serialisation of a non-string answer stops past four bytes a
 // character of Limits.FinalChars, so that its memory stays bounded, with the same message.
 //

@@ -15,40 +15,35 @@ import (
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
-// Defaults for the zero Config.
-const (
-	DefaultMaxCallStack  = 10_000               // JS call depth (V8 allows about 11,000)
-	DefaultHeapLimit     = 256 << 20            // bytes of live Go heap, process-wide
-	DefaultRegexpTimeout = 1 * time.Second      // per backtracking match (regexp2), process-wide
-	heapSampleEvery      = 5 * time.Millisecond // watchdog sampling period
-)
+const heapSampleEvery = 5 * time.Millisecond // watchdog sampling period
 
 // Config tunes an Engine. The zero value is safe: every zero field means its default, and no
 // field can switch a limit off.
 type Config struct {
 	// Limits are the model-facing caps; the engine applies OutputChars (printed output per
 	// cell) and bounds the memory a FINAL serialisation may take by FinalChars (the answer's
-	// cap itself is engine.Limits.CheckFinal, applied by the caller). Zero fields mean defaults.
+	// cap itself is engine.CheckFinal, applied by the caller). Zero fields mean defaults.
 	Limits        engine.Limits
 	Contexts      int           // context documents: ctx0 (the same handle as context) … ctx{Contexts-1}
-	MaxCallStack  int           // maximum JS call depth (default DefaultMaxCallStack)
-	HeapLimit     uint64        // live Go heap in bytes above which a cell is stopped (default DefaultHeapLimit)
-	RegexpTimeout time.Duration // backtracking regexp match timeout; process-wide, first New wins (default DefaultRegexpTimeout)
+	MaxCallStack  int           // maximum JS call depth (default limits.JSCallStack)
+	HeapLimit     uint64        // live Go heap in bytes above which a cell is stopped, process-wide (default limits.JSHeap(0))
+	RegexpTimeout time.Duration // backtracking regexp match timeout; process-wide, first New wins (default limits.JSRegexpTimeout)
 }
 
 func (c Config) withDefaults() Config {
 	c.Limits = c.Limits.Effective()
 	if c.MaxCallStack <= 0 {
-		c.MaxCallStack = DefaultMaxCallStack
+		c.MaxCallStack = limits.JSCallStack
 	}
 	if c.HeapLimit == 0 {
-		c.HeapLimit = DefaultHeapLimit
+		c.HeapLimit = limits.JSHeap(0)
 	}
 	if c.RegexpTimeout <= 0 {
-		c.RegexpTimeout = DefaultRegexpTimeout
+		c.RegexpTimeout = limits.JSRegexpTimeout
 	}
 	return c
 }
@@ -117,7 +112,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 }
 
 // Exec runs one validated cell. Top-level declarations persist for later cells.
-func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result {
+func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	if e.closed.Load() {
 		return engine.Result{Err: fault.New(fault.Crashed, "the JS engine is closed")}
 	}
@@ -141,7 +136,7 @@ func (e *Engine) Exec(ctx context.Context, unit *validator.JSUnit) engine.Result
 
 // run executes prg under the cell's limits: cancellation and the heap watchdog interrupt the
 // runtime; both stay armed until the error (which may run model getters) has been formatted.
-func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *validator.JSUnit) error {
+func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *source.JSUnit) error {
 	e.vm.ClearInterrupt()
 	if e.closed.Load() { // Close ran after Exec's check: its interrupt may just have been cleared
 		return fault.New(fault.Crashed, "the JS engine is closed")

@@ -9,7 +9,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/rlm-sandbox/rlm/fault"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // CellError is the error of a cell that failed: an uncaught exception (kind code), an interrupt
@@ -41,7 +41,7 @@ func (e *CellError) Is(target error) bool {
 }
 
 // cellError classifies what RunProgram returned.
-func (e *Engine) cellError(err error, unit *validator.JSUnit) error {
+func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	if err == nil {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (e *Engine) cellError(err error, unit *validator.JSUnit) error {
 // shadowHint explains a TypeError in a cell that calls an API function which a top-level
 // variable of the model's hides (goja words it "count is not a function" or "Value is not an
 // object: 2", depending on the value).
-func (e *Engine) shadowHint(msg string, unit *validator.JSUnit) string {
+func (e *Engine) shadowHint(msg string, unit *source.JSUnit) string {
 	if !strings.HasPrefix(msg, "Uncaught TypeError") || unit == nil || unit.Program == nil || unit.Program.File == nil {
 		return msg
 	}
@@ -100,7 +100,7 @@ func (e *Engine) shadowHint(msg string, unit *validator.JSUnit) string {
 }
 
 // stackPos returns the position of the innermost frame that lies in the cell.
-func (e *Engine) stackPos(stack []goja.StackFrame, unit *validator.JSUnit) string {
+func (e *Engine) stackPos(stack []goja.StackFrame, unit *source.JSUnit) string {
 	name := ""
 	if unit != nil && unit.Program != nil && unit.Program.File != nil {
 		name = unit.Program.File.Name()

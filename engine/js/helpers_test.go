@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/corpus"
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -130,13 +131,13 @@ func newEngine(t testing.TB, cfg Config) (*Engine, *fakeHost) {
 }
 
 // parse validates src (or only parses it, when checked is false).
-func parse(t testing.TB, src string, checked bool) *validator.JSUnit {
+func parse(t testing.TB, src string, checked bool) *source.JSUnit {
 	t.Helper()
 	var opts []validator.Option
 	if !checked {
 		opts = append(opts, validator.ParseOnly())
 	}
-	res, err := validator.Validate(validator.JS, "cell.js", []byte(src), validator.Policy{}, opts...)
+	res, err := validator.Validate(source.JS, "cell.js", []byte(src), validator.Policy{}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

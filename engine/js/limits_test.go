@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 func TestRecursionLimit(t *testing.T) {
@@ -74,7 +75,7 @@ func TestRegexpBacktrackingBounded(t *testing.T) {
 		if r.Err != nil || r.Stdout != "false\n" {
 			t.Errorf("%s: %q %v", src, r.Stdout, r.Err)
 		}
-		if d > DefaultRegexpTimeout+3*time.Second {
+		if d > limits.JSRegexpTimeout+3*time.Second {
 			t.Errorf("%s: took %v", src, d)
 		}
 		t.Logf("%s: %v", src, d.Round(time.Millisecond))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/tools"
 )
@@ -89,21 +90,21 @@ func Dir(dir, home, label string) (string, error) {
 // inside it anywhere but below home/work. Directories are compared by identity (device and
 // inode), after resolving symbolic links, so neither a link nor a case-insensitive file system
 // hides home.
-func outsideHome(abs, home, label, dir string) error {
-	if home == "" {
+func outsideHome(abs, rlmHome, label, dir string) error {
+	if rlmHome == "" {
 		return nil
 	}
 	ws, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return fmt.Errorf("%s %s: %v", label, dir, err)
 	}
-	h := resolveExisting(home)
+	h := resolveExisting(rlmHome)
 	why := ""
 	switch {
 	case atOrBelow(h, ws):
 		why = "is RLM_HOME or holds it"
 	case atOrBelow(ws, h):
-		work := filepath.Join(h, "work")
+		work := home.Work(h)
 		if atOrBelow(ws, work) && !atOrBelow(work, ws) {
 			return nil // a per-task workspace of rlm's own
 		}
@@ -112,7 +113,7 @@ func outsideHome(abs, home, label, dir string) error {
 		return nil
 	}
 	return fmt.Errorf("%s %s %s (%s), where rlm keeps its configuration, trust store and records, which the code must not write: pass a directory outside %s, or leave %s out for a new workspace under %s",
-		label, dir, why, home, home, label, filepath.Join(home, "work"))
+		label, dir, why, rlmHome, rlmHome, label, home.Work(rlmHome))
 }
 
 // atOrBelow reports whether p is the directory anc or lies below it: some directory on p's way
@@ -162,8 +163,8 @@ type Workspace struct {
 
 // NewWorkspace creates the default workspace: a new directory under home/work, 0700, handed to
 // the worker's uid (see sandbox.PrepareWorkspace).
-func NewWorkspace(home string) (Workspace, error) {
-	parent := filepath.Join(home, "work")
+func NewWorkspace(rlmHome string) (Workspace, error) {
+	parent := home.Work(rlmHome)
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return Workspace{}, fmt.Errorf("creating the default workspace under %s: %w; set RLM_HOME to a writable directory or pass --out DIR", parent, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,56 +13,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/home"
+	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
-// Defaults.
-const (
-	DefaultMinFreeMB = 100 // free space a run needs in its home
-	DefaultDepthCap  = 5   // the deepest a tree of recursive runs may go
-	emergencyFile    = "EMERGENCY_STOP"
-	chainArrow       = " → "
-)
-
-// Home is $RLM_HOME, or ~/.rlm: HomeFrom(os.Getenv).
-func Home() (string, error) { return HomeFrom(os.Getenv) }
-
-// HomeFrom is RLM_HOME as getenv gives it, else .rlm in the user's home directory ($HOME, else
-// the password database's). It is always absolute: a relative RLM_HOME, or no home directory
-// at all, is an error that says to set an absolute RLM_HOME, never the working directory's
-// .rlm, whose config.toml anything that wrote files there would have chosen.
-func HomeFrom(getenv func(string) string) (string, error) {
-	if h := getenv("RLM_HOME"); h != "" {
-		if !filepath.IsAbs(h) {
-			return "", fault.New(fault.Schema, "RLM_HOME=%s is a relative path: rlm would keep its state and read its configuration in whatever directory it starts in; set RLM_HOME to an absolute directory", h)
-		}
-		return filepath.Clean(h), nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		if u, err := user.Current(); err == nil {
-			home = u.HomeDir
-		}
-	}
-	if home == "" || !filepath.IsAbs(home) {
-		return "", fault.New(fault.Schema, "no home directory for rlm's state (HOME is not set to an absolute path): set RLM_HOME to an absolute directory, such as RLM_HOME=/var/lib/rlm")
-	}
-	return filepath.Join(home, ".rlm"), nil
-}
-
-// EnsureHome creates home (0700) if it does not exist.
-func EnsureHome(home string) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("creating RLM_HOME %s: %w", home, err)
-	}
-	return nil
-}
+const chainArrow = " → "
 
 // CheckDisk refuses a run when home's filesystem has less than minMB megabytes free (zero or
-// less: DefaultMinFreeMB).
+// less: limits.MinFreeMB).
 func CheckDisk(home string, minMB int) error {
 	if minMB <= 0 {
-		minMB = DefaultMinFreeMB
+		minMB = limits.MinFreeMB
 	}
 	var st unix.Statfs_t
 	if err := unix.Statfs(home, &st); err != nil {
@@ -76,9 +37,9 @@ func CheckDisk(home string, minMB int) error {
 	return nil
 }
 
-// EmergencyStop returns an error of kind limit while home/EMERGENCY_STOP exists.
-func EmergencyStop(home string) error {
-	p := filepath.Join(home, emergencyFile)
+// EmergencyStop returns an error of kind limit while RLM_HOME dir holds EMERGENCY_STOP.
+func EmergencyStop(dir string) error {
+	p := home.EmergencyStop(dir)
 	if _, err := os.Stat(p); err == nil {
 		return emergencyError{p}
 	}
@@ -162,11 +123,11 @@ func (m Model) SubModels() []string {
 }
 
 // CheckChain refuses a run of agent name whose chain (the agents above it, outermost first)
-// already holds that name, and a run deeper than depthCap (zero or less: DefaultDepthCap).
+// already holds that name, and a run deeper than depthCap (zero or less: limits.DepthCap).
 // Loop detection cannot be turned off.
 func CheckChain(name string, chain []string, depth, depthCap int) error {
 	if depthCap <= 0 {
-		depthCap = DefaultDepthCap
+		depthCap = limits.DepthCap
 	}
 	for i, n := range chain {
 		if n == name {
@@ -183,22 +144,16 @@ func CheckChain(name string, chain []string, depth, depthCap int) error {
 // Lock is the PID file of a run: home/run/<task>.pid.
 type Lock struct{ path string }
 
-// IndexDir is where the inputs' indexes are cached under home (rlm clean removes stale ones).
-func IndexDir(home string) string { return filepath.Join(home, "index") }
-
-// PIDFile is where the run of task keeps its PID.
-func PIDFile(home, task string) string { return filepath.Join(home, "run", task+".pid") }
-
 // LockRun refuses a run while a run of another process is alive in home, then records this
 // one. Runs of one process (a batch's tasks, a server's requests) may share a home, and a
 // nested run (a sub-run, in a child process) belongs to the run that started it and is not
 // refused either. Stale PID files are removed.
-func LockRun(home, task string, nested bool) (*Lock, error) {
-	dir := filepath.Join(home, "run")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+func LockRun(dir, task string, nested bool) (*Lock, error) {
+	run := home.Run(dir)
+	if err := os.MkdirAll(run, 0o700); err != nil {
 		return nil, err
 	}
-	lk, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lk, err := os.OpenFile(filepath.Join(run, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -207,11 +162,11 @@ func LockRun(home, task string, nested bool) (*Lock, error) {
 		return nil, err
 	}
 	if !nested {
-		if pid, ok := runningTask(dir); ok {
+		if pid, ok := runningTask(run); ok {
 			return nil, fault.New(fault.Limit, "Another task is running (PID %d); wait for it, stop it with rlm abort, or use another RLM_HOME", pid)
 		}
 	}
-	p := PIDFile(home, task)
+	p := home.PIDFile(dir, task)
 	if err := os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return nil, err
 	}

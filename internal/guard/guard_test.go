@@ -77,7 +77,7 @@ func TestLockRun(t *testing.T) {
 	}
 	l2.Release()
 	l1.Release()
-	if _, err := os.Stat(PIDFile(home, "t3")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(home, "run", "t3.pid")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Release left the PID file")
 	}
 	// A PID file of a dead process is stale: removed, not a refusal.
@@ -104,7 +104,7 @@ func TestEmergencyStopBeforeEachCall(t *testing.T) {
 	if _, err := m.Complete(context.Background(), llm.Request{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, emergencyFile), nil, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "EMERGENCY_STOP"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := m.Complete(context.Background(), llm.Request{})
@@ -169,39 +169,5 @@ func TestAliveZombie(t *testing.T) {
 	dead.Wait()
 	if Alive(pid) {
 		t.Error("a collected child is alive")
-	}
-}
-
-// TestHomeFrom: RLM_HOME is always absolute. A relative RLM_HOME or HOME is refused rather than
-// resolved against the working directory (whose .rlm/config.toml a cell could have written), and
-// an unset HOME falls back to the password database's home, never to ".rlm".
-func TestHomeFrom(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		env     map[string]string
-		want    string // "" = an error
-		wantErr string
-	}{
-		{"RLM_HOME absolute", map[string]string{"RLM_HOME": "/srv/rlm/", "HOME": "/home/u"}, "/srv/rlm", ""},
-		{"HOME", map[string]string{"HOME": "/home/u"}, "/home/u/.rlm", ""},
-		{"RLM_HOME relative", map[string]string{"RLM_HOME": ".rlm", "HOME": "/home/u"}, "", "RLM_HOME=.rlm is a relative path"},
-		{"HOME relative", map[string]string{"HOME": "home"}, "", "set RLM_HOME to an absolute directory"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := HomeFrom(func(k string) string { return tc.env[k] })
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("HomeFrom = %q, %v; want an error containing %q", got, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("HomeFrom = %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
-	got, err := HomeFrom(func(string) string { return "" })
-	if err == nil && (!filepath.IsAbs(got) || filepath.Base(got) != ".rlm") {
-		t.Fatalf("HomeFrom with no HOME = %q; want an absolute .rlm from the password database, or an error", got)
 	}
 }

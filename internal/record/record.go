@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/logfile"
 	"github.com/rlm-sandbox/rlm/redact"
 	"github.com/rlm-sandbox/rlm/trace"
@@ -41,7 +42,7 @@ func Open(s Spec, red *redact.Redactor) (_ *Records, err error) {
 			r.Close()
 		}
 	}()
-	if r.DB, err = audit.Open(filepath.Join(s.Home, "audit.db"), audit.Options{Redactor: red}); err != nil {
+	if r.DB, err = audit.Open(home.Audit(s.Home), audit.Options{Redactor: red}); err != nil {
 		return nil, err
 	}
 	r.Tools = newTools(r.DB, func(err error) {
@@ -53,15 +54,15 @@ func Open(s Spec, red *redact.Redactor) (_ *Records, err error) {
 	if err := r.DB.StartTask(context.Background(), s.Task); err != nil {
 		return nil, err
 	}
-	if r.Log, err = logfile.Open(filepath.Join(s.Home, "logs"), logfile.Options{Redactor: red, Disabled: s.NoLog}); err != nil {
+	if r.Log, err = logfile.Open(home.Logs(s.Home), logfile.Options{Redactor: red, Disabled: s.NoLog}); err != nil {
 		return nil, err
 	}
 	s.Meta.TaskID, s.Meta.Question = s.Task.ID, s.Task.Question
-	r.TracePath = filepath.Join(s.Home, "traces", trace.FileName(s.Started, s.Task.ID))
+	r.TracePath = filepath.Join(home.Traces(s.Home), trace.FileName(s.Started, s.Task.ID))
 	if r.Trace, err = trace.Create(r.TracePath, s.Meta, red); err != nil {
 		return nil, err
 	}
-	r.Prompts, err = trace.NewPromptStore(filepath.Join(s.Home, "traces"), s.Task.ID, red)
+	r.Prompts, err = trace.NewPromptStore(home.Traces(s.Home), s.Task.ID, red)
 	return r, err
 }
 

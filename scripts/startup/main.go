@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/rlm-sandbox/rlm/internal/home"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -255,12 +256,12 @@ func settle(p string) error {
 	return nil
 }
 
-func (b *bench) prepare(home string, in input, state, bin, mode string) error {
+func (b *bench) prepare(rlmHome string, in input, state, bin, mode string) error {
 	if state == "cached" {
-		_, err := b.run(bin, home, mode, in) // leaves the index cached (after) or the pages warm
+		_, err := b.run(bin, rlmHome, mode, in) // leaves the index cached (after) or the pages warm
 		return err
 	}
-	if err := os.RemoveAll(filepath.Join(home, "index")); err != nil {
+	if err := os.RemoveAll(home.Index(rlmHome)); err != nil {
 		return err
 	}
 	if state == "dropped" {

@@ -4,14 +4,14 @@ import (
 	"go/ast"
 	"go/token"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // HoistVars moves a snippet's var declarations whose initial values use variables its
 // statements define (x := 1; var y = x + 1) from the declarations, which run first, into the
 // statements, at their place in the source, which is where a REPL runs them. Check does it first;
 // a cell run unchecked needs it too.
-func HoistVars(u *validator.GoUnit) {
+func HoistVars(u *source.GoUnit) {
 	if u.Body == nil || u.Program {
 		return
 	}
@@ -39,7 +39,7 @@ func HoistVars(u *validator.GoUnit) {
 	}
 }
 
-func insertStmt(u *validator.GoUnit, s ast.Stmt) {
+func insertStmt(u *source.GoUnit, s ast.Stmt) {
 	off := u.Position(s.Pos()).Offset
 	list := u.Body.List
 	i := 0

@@ -5,7 +5,7 @@ import (
 	"go/token"
 	"strconv"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // Imports the way goimports adds them: a package name used as a qualifier (strings.Split) that
@@ -122,7 +122,7 @@ func importName(sp *ast.ImportSpec, p string) string {
 
 // declaredNames returns every name the unit declares, in any scope: a conservative
 // over-approximation of the names that could shadow a package.
-func declaredNames(u *validator.GoUnit) map[string]bool {
+func declaredNames(u *source.GoUnit) map[string]bool {
 	out := map[string]bool{}
 	add := func(ids ...*ast.Ident) {
 		for _, id := range ids {

@@ -8,7 +8,7 @@ import (
 	"go/types"
 	"path/filepath"
 
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // A Session type-checks the cells of one REPL session, in order, each against the declarations
@@ -28,16 +28,16 @@ type Session struct {
 	loaded  bool
 }
 
-// NewSession returns a session whose cells may import the packages of policy p that lib has,
-// and see the declarations of prelude (the source of a file of package main, which may import
-// the packages listed in hidden).
-func NewSession(lib *Library, p validator.Policy, prelude string, hidden ...string) *Session {
+// NewSession returns a session whose cells may import the packages of imports (import paths)
+// that lib has, and see the declarations of prelude (the source of a file of package main, which
+// may import the packages listed in hidden).
+func NewSession(lib *Library, imports []string, prelude string, hidden ...string) *Session {
 	s := &Session{
 		lib: lib, allowed: map[string]bool{}, byName: map[string]string{}, prelude: prelude,
 		hidden: map[string]bool{}, base: map[string]types.Object{}, objs: map[string]types.Object{},
 		imports: map[string]map[string]string{}, decls: map[string]string{}, depths: map[string]int{},
 	}
-	for _, ip := range p.Effective().Go.Imports {
+	for _, ip := range imports {
 		s.allowed[ip] = true
 		n := baseName(ip)
 		if _, dup := s.byName[n]; dup {
@@ -95,7 +95,7 @@ type Cell struct {
 	Added []string // import paths added to the unit's declarations: used, not imported
 
 	s        *Session
-	u        *validator.GoUnit
+	u        *source.GoUnit
 	pkg      *types.Package
 	file     string            // the cell's file name: imports persist per file name
 	body     *ast.FuncDecl     // the snippet's statements, checked as the body of func _()
@@ -113,7 +113,7 @@ type Cell struct {
 // declarations that repeat earlier ones word for word (the interpreter keeps a type's first
 // definition), and returns the cell, or the errors (a List) gc would report, minus those a REPL
 // should not be stopped by. It never panics and reads no file.
-func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
+func (s *Session) Check(u *source.GoUnit) (c *Cell, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c, err = nil, fmt.Errorf("internal error in the Go type checker: %v", r)
@@ -161,7 +161,7 @@ func (s *Session) Check(u *validator.GoUnit) (c *Cell, err error) {
 // session's first cell often is: import "fmt"), without loading the prelude or any package:
 // nothing in it can be wrong, and a session's start stays as cheap as without the checker.
 // It returns nil for any other unit.
-func (s *Session) importsOnly(u *validator.GoUnit) *Cell {
+func (s *Session) importsOnly(u *source.GoUnit) *Cell {
 	if u.Body != nil || u.Program {
 		return nil
 	}

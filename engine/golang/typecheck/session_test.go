@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
@@ -37,12 +39,12 @@ type session struct {
 
 func newSession(t *testing.T) *session {
 	lib := NewLibrary(testSources, nil)
-	return &session{t: t, s: NewSession(lib, validator.Policy{}, testPrelude, "host"), fset: token.NewFileSet()}
+	return &session{t: t, s: NewSession(lib, validator.Policy{}.Effective().Go.Imports, testPrelude, "host"), fset: token.NewFileSet()}
 }
 
-func (s *session) check(src string) (*Cell, *validator.GoUnit, error) {
+func (s *session) check(src string) (*Cell, *source.GoUnit, error) {
 	s.t.Helper()
-	res, err := validator.Validate(validator.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(s.fset))
+	res, err := validator.Validate(source.Go, "cell.go", []byte(src), validator.Policy{}, validator.GoFileSet(s.fset))
 	if err != nil || res.Go == nil || len(res.Findings) > 0 {
 		s.t.Fatalf("validate %q: %v %v", src, err, res.Findings)
 	}
@@ -54,7 +56,7 @@ func (s *session) check(src string) (*Cell, *validator.GoUnit, error) {
 }
 
 // errorsOf renders a cell's errors as "line:col: msg" lines.
-func errorsOf(u *validator.GoUnit, err error) string {
+func errorsOf(u *source.GoUnit, err error) string {
 	var l List
 	if !errors.As(err, &l) {
 		return ""
@@ -98,7 +100,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSession(t)
 			var c *Cell
-			var u *validator.GoUnit
+			var u *source.GoUnit
 			var err error
 			for _, src := range tt.cells {
 				c, u, err = s.check(src)
@@ -236,7 +238,7 @@ func TestCheckRecovers(t *testing.T) {
 // checked, they overflow its stack). The budget is generous for loaded machines.
 func TestCheckBounded(t *testing.T) {
 	var big strings.Builder
-	for i := 0; big.Len() < validator.DefaultMaxSourceBytes-200; i++ {
+	for i := 0; big.Len() < limits.SourceBytes-200; i++ {
 		fmt.Fprintf(&big, "x%d := strings.Split(\"a,b\", \",\")[0] + strconv.Itoa(%d)\n", i, i)
 	}
 	gen := "type T0[P any] struct{ p P }\ntype T1[P any] struct{ p T0[T0[P]] }\n" + chain(2, 59) + "var v T59[int]\n"

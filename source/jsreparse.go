@@ -1,4 +1,4 @@
-package validator
+package source
 
 // goja's parser goes back and reads tokens again (it marks its place and restores it):
 //

@@ -1,4 +1,4 @@
-package validator
+package source
 
 // goja's parser does not stop at a syntax error: where an expression must start and another
 // token stands, it skips every token up to the next statement keyword (jsResync), closing

@@ -1,4 +1,4 @@
-package validator
+package source
 
 // goja's parser reads a yield's operand again when the operand parses to an error it returns
 // as a bad expression, and the one such error decided after the whole operand is read is a

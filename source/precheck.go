@@ -1,4 +1,4 @@
-package validator
+package source
 
 import (
 	"fmt"
@@ -55,18 +55,18 @@ func (n *nest) reset() {
 }
 
 // checkSize reports a source over the size cap. Nothing else may run on such a source.
-func (c *checker) checkSize() bool {
-	if len(c.src) > c.pol.MaxSourceBytes {
-		c.report(0, Size, fmt.Sprintf("source is %d bytes, over the limit of %d", len(c.src), c.pol.MaxSourceBytes))
+func (p *pass) checkSize(limit int) bool {
+	if n := len(p.file.src); n > limit {
+		p.report(0, Size, fmt.Sprintf("source is %d bytes, over the limit of %d", n, limit))
 		return false
 	}
 	return true
 }
 
 // checkDepth reports a nesting estimate over the cap.
-func (c *checker) checkDepth(n *nest) bool {
-	if n.max > c.pol.MaxDepth {
-		c.report(n.maxAt, Depth, fmt.Sprintf("nesting reaches depth %d, over the limit of %d", n.max, c.pol.MaxDepth))
+func (p *pass) checkDepth(n *nest, limit int) bool {
+	if n.max > limit {
+		p.report(n.maxAt, Depth, fmt.Sprintf("nesting reaches depth %d, over the limit of %d", n.max, limit))
 		return false
 	}
 	return true
@@ -78,15 +78,9 @@ type goToken struct {
 	tok token.Token
 }
 
-// goComment is one comment of a Go source.
-type goComment struct {
-	off  int
-	text string
-}
-
 // goScan tokenizes a Go source once: the tokens (comments excluded) for splitting snippets, the
 // comments for the directive check, and the nesting estimate. It never recurses.
-func goScan(src []byte, limit int) (toks []goToken, comments []goComment, n nest) {
+func goScan(src []byte, limit int) (toks []goToken, comments []Comment, n nest) {
 	n.limit = limit
 	toks = make([]goToken, 0, len(src)/4+8)
 	fset := token.NewFileSet()
@@ -101,7 +95,7 @@ func goScan(src []byte, limit int) (toks []goToken, comments []goComment, n nest
 		}
 		off := file.Offset(pos)
 		if tok == token.COMMENT {
-			comments = append(comments, goComment{off, lit})
+			comments = append(comments, Comment{off, lit})
 			continue
 		}
 		toks = append(toks, goToken{int32(off), tok})

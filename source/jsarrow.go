@@ -1,4 +1,4 @@
-package validator
+package source
 
 // An => may only follow an arrow function's parameters, a name or a parenthesised list, where
 // an assignment expression starts: after '(', '[', ',', an assignment operator, =>, '?', '${',

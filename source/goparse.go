@@ -1,4 +1,4 @@
-package validator
+package source
 
 import (
 	"bytes"
@@ -7,70 +7,30 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"strings"
 )
 
-// goSource runs the Go pipeline: size, one scan (depth, directives, snippet items), parse, check.
-func (c *checker) goSource() *GoUnit {
-	if c.parseOnly {
-		toks, _, _ := goScan(c.src, int(^uint(0)>>1))
-		return c.goParse(toks)
+// ParseGo checks a Go source against the limits in o and parses it. It returns the unit, or
+// nil and the findings (a List) that say why there is none: the source is over the size cap or
+// nests too deeply (it is then rejected unparsed), or it does not parse.
+//
+// comments are the source's comments, found by the pre-scan whether or not the source parses,
+// for checks of the text the parser does not keep (the validator's directive check); nil when
+// the pre-checks reject the source, or o.Unchecked skips them.
+func ParseGo(filename string, src []byte, o Options) (u *GoUnit, comments []Comment, err error) {
+	o = o.withDefaults()
+	p := newPass(Go, filename, src)
+	if o.Unchecked {
+		toks, _, _ := goScan(src, int(^uint(0)>>1))
+		return p.goParse(toks, o.FileSet), nil, p.err()
 	}
-	if !c.checkSize() {
-		return nil
+	if !p.checkSize(o.MaxBytes) {
+		return nil, nil, p.err()
 	}
-	toks, comments, n := goScan(c.src, c.pol.MaxDepth)
-	if !c.checkDepth(&n) {
-		return nil
+	toks, comments, n := goScan(src, o.MaxDepth)
+	if !p.checkDepth(&n, o.MaxDepth) {
+		return nil, nil, p.err()
 	}
-	c.checkDirectives(comments)
-	u := c.goParse(toks)
-	if u != nil {
-		c.goCheck(u)
-	}
-	return u
-}
-
-// checkDirectives rejects comments that compilers or interpreters act on.
-func (c *checker) checkDirectives(comments []goComment) {
-	for _, cm := range comments {
-		text := cm.text
-		body := strings.TrimLeft(text[2:], " \t")
-		switch {
-		case strings.HasPrefix(text, "//go:"), strings.HasPrefix(text, "/*go:"):
-			c.report(cm.off, Directive, fmt.Sprintf("compiler directive %q", firstLine(text)))
-		case strings.HasPrefix(text, "//line "), strings.HasPrefix(text, "/*line "):
-			c.report(cm.off, Directive, "//line directive (it would change reported positions)")
-		case strings.HasPrefix(text, "//export "):
-			c.report(cm.off, Directive, "cgo //export directive")
-		case hasYaegiDirective(text):
-			c.report(cm.off, Directive, "yaegi directive (yaegi reads it from the comment text)")
-		case strings.HasPrefix(body, "#cgo"), strings.Contains(text, "\n#cgo"):
-			c.report(cm.off, Directive, "#cgo directive")
-		}
-	}
-}
-
-// hasYaegiDirective reports a "yaegi:" line in a comment: yaegi reads directives from the
-// comment's text, after the comment markers and leading spaces.
-func hasYaegiDirective(comment string) bool {
-	text := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(comment, "//"), "/*"), "*/")
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimLeft(line, " \t*"), "yaegi:") {
-			return true
-		}
-	}
-	return false
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 60 {
-		s = s[:60] + "..."
-	}
-	return s
+	return p.goParse(toks, o.FileSet), comments, p.err()
 }
 
 // Prefixes that turn snippet parts into parseable files. Offsets past them map back by subtraction.
@@ -81,18 +41,17 @@ const (
 )
 
 // goParse parses a whole program as it is, or a snippet as a declarations file plus a body.
-func (c *checker) goParse(toks []goToken) *GoUnit {
-	fset := c.fset
+// It parses into fset, or a new FileSet when fset is nil.
+func (p *pass) goParse(toks []goToken, fset *token.FileSet) *GoUnit {
 	if fset == nil {
 		fset = token.NewFileSet()
 	}
-	u := &GoUnit{Fset: fset, pos: c.pos}
-	u.pos.shift = map[*token.File]int{}
+	u := &GoUnit{Fset: fset, file: p.file, shift: map[*token.File]int{}}
 	if len(toks) > 0 && toks[0].tok == token.PACKAGE {
-		return c.goProgram(u)
+		return p.goProgram(u)
 	}
-	decls, stmts := splitSnippet(c.src, toks)
-	f := c.goParseFile(u, decls, declPrefix, "")
+	decls, stmts := splitSnippet(p.file.src, toks)
+	f := p.goParseFile(u, decls, declPrefix, "")
 	if f == nil {
 		return nil
 	}
@@ -100,7 +59,7 @@ func (c *checker) goParse(toks []goToken) *GoUnit {
 	if stmts == nil {
 		return u
 	}
-	bf := c.goParseFile(u, stmts, bodyPrefix, bodySuffix)
+	bf := p.goParseFile(u, stmts, bodyPrefix, bodySuffix)
 	if bf == nil {
 		return nil
 	}
@@ -108,14 +67,14 @@ func (c *checker) goParse(toks []goToken) *GoUnit {
 	return u
 }
 
-func (c *checker) goProgram(u *GoUnit) *GoUnit {
-	f := c.goParseFile(u, c.src, "", "")
+func (p *pass) goProgram(u *GoUnit) *GoUnit {
+	f := p.goParseFile(u, p.file.src, "", "")
 	if f == nil {
 		return nil
 	}
 	u.Decls, u.Program = f, true
 	if f.Name.Name != "main" {
-		c.report(u.Fset.Position(f.Name.Pos()).Offset, Syntax,
+		p.report(u.Fset.Position(f.Name.Pos()).Offset, Syntax,
 			fmt.Sprintf("package %s: a whole program must be package main", f.Name.Name))
 		return nil
 	}
@@ -129,29 +88,29 @@ func (c *checker) goProgram(u *GoUnit) *GoUnit {
 
 // goParseFile parses prefix+text+suffix and records the prefix length for position mapping.
 // Syntax errors are reported as findings at their positions in the source as written.
-func (c *checker) goParseFile(u *GoUnit, text []byte, prefix, suffix string) *ast.File {
+func (p *pass) goParseFile(u *GoUnit, text []byte, prefix, suffix string) *ast.File {
 	full := make([]byte, 0, len(prefix)+len(text)+len(suffix))
 	full = append(append(append(full, prefix...), text...), suffix...)
-	f, err := parser.ParseFile(u.Fset, c.pos.name, full, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(u.Fset, p.file.name, full, parser.SkipObjectResolution)
 	if err != nil {
-		c.goSyntax(err, len(prefix))
+		p.goSyntax(err, len(prefix))
 		return nil
 	}
-	u.pos.shift[u.Fset.File(f.Pos())] = len(prefix)
+	u.shift[u.Fset.File(f.Pos())] = len(prefix)
 	return f
 }
 
-func (c *checker) goSyntax(err error, shift int) {
+func (p *pass) goSyntax(err error, shift int) {
 	list, ok := err.(scanner.ErrorList)
 	if !ok || len(list) == 0 {
-		c.report(0, Syntax, err.Error())
+		p.report(0, Syntax, err.Error())
 		return
 	}
 	for i, e := range list {
 		if i == 10 {
 			break
 		}
-		c.report(e.Pos.Offset-shift, Syntax, e.Msg)
+		p.report(e.Pos.Offset-shift, Syntax, e.Msg)
 	}
 }
 
