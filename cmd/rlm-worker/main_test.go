@@ -27,8 +27,11 @@ var forbidden = []string{
 	"github.com/rlm-sandbox/rlm/audit",      // the audit trail
 	"github.com/rlm-sandbox/rlm/llm",        // the model client
 	"github.com/rlm-sandbox/rlm/llm/",
-	"github.com/rlm-sandbox/rlm/internal/", // the run's phases
-	"github.com/rlm-sandbox/rlm/trace",     // the run's records
+	"github.com/rlm-sandbox/rlm/internal/guard", // the run's phases; internal/home (RLM_HOME's layout) is data the tools hide
+	"github.com/rlm-sandbox/rlm/internal/files",
+	"github.com/rlm-sandbox/rlm/internal/record",
+	"github.com/rlm-sandbox/rlm/internal/subrun",
+	"github.com/rlm-sandbox/rlm/trace", // the run's records
 	"github.com/rlm-sandbox/rlm/traceview",
 	"github.com/rlm-sandbox/rlm/logfile",
 	"github.com/rlm-sandbox/rlm/monitor",
