@@ -30,7 +30,7 @@ type WorkerBinary struct {
 // unconfined worker with no engine, stopped at once), so that the answer is the one sessions
 // get.
 func DefaultWorker(ctx context.Context) WorkerBinary {
-	if _, _, ok := sibling.candidate(); ok {
+	if _, _, ok := sibling.candidate(); ok && sibling.report().Fallback { // not yet through a handshake
 		o := Options{Unconfined: true, validateOnly: true}.WithDefaults()
 		if w, _, err := startWorker(ctx, o, &inherited{}); err == nil {
 			w.shutdown()

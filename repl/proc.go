@@ -96,6 +96,7 @@ func launch(ctx context.Context, o Options, in *inherited, spec launchSpec) (*wo
 	ready, err := w.handshake(ctx, o, in, spec.cmd.Path, spec.sibling)
 	if err != nil {
 		w.kill()
+		_ = stdin.Close()
 		return nil, nil, err
 	}
 	return w, ready, nil
