@@ -65,3 +65,73 @@ func ExampleOpenSession() {
 	// 2026-11-20T08:58:39Z [{errs}]
 	// rejected
 }
+
+// A saved file runs as one cell of the session; its errors name the file, not the cell.
+func ExampleSession_ExecFile() {
+	home, err := os.MkdirTemp("", "rlm-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(home)
+	ctx := context.Background()
+	s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: "js", Home: home})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	r := s.ExecFile(ctx, "solve.js", "let total = 2 + 3\nprint(total)\nnull.boom")
+	fmt.Print(r.Output)
+	fmt.Println(r.Error.Kind, r.Error.Pos)
+	r = s.Exec(ctx, `print(total * 2)`) // the file's variables stay in the session
+	fmt.Print(r.Output)
+	// Output:
+	// 5
+	// code solve.js:3:6
+	// 10
+}
+
+// Vars lists the session's variables between cells, as the last cell's ExecResult.Vars did.
+func ExampleSession_Vars() {
+	home, err := os.MkdirTemp("", "rlm-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(home)
+	ctx := context.Background()
+	s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: "go", Home: home})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	fmt.Println(s.Vars())
+	s.Exec(ctx, "words := []string{\"a\", \"b\"}\nn := len(words)")
+	fmt.Println(s.Vars())
+	// Output:
+	// []
+	// [{n} {words}]
+}
+
+// Limits are the caps the session's code is held to: those set in SessionOptions, and the
+// defaults for the rest.
+func ExampleSession_Limits() {
+	home, err := os.MkdirTemp("", "rlm-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(home)
+	s, err := rlm.OpenSession(context.Background(), rlm.SessionOptions{Lang: "js", Home: home, Limits: rlm.Limits{PeekChars: 500}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	lim := s.Limits()
+	fmt.Println(lim.PeekChars, lim.OutputChars)
+	// Output:
+	// 500 100000
+}

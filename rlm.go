@@ -287,6 +287,9 @@ type SessionOptions struct {
 	WorkerMemory  int64         // bytes of the worker process (512 MiB)
 	AllowDegraded bool          // as Options.AllowDegraded
 	NoValidate    bool          // as Options.NoValidate
+	// Warn, when set, is told once that the index cache under Home cannot be written (read-only,
+	// full): the session goes on with the inputs' indexes in memory. nil: nothing is said.
+	Warn func(error)
 }
 
 // Session is a confined REPL session: each cell is validated, then run in a worker process
@@ -303,6 +306,23 @@ func OpenSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 // Exec runs one cell. Cancelling ctx interrupts it (the cell fails with a timeout; the session
 // lives on).
 func (s *Session) Exec(ctx context.Context, code string) ExecResult { return s.exec(ctx, code) }
+
+// ExecFile runs code read from the file name as one cell, as Exec does, and names that file in
+// the positions of its errors (Failure.Message and Pos: "solve.js:3:7"), where a cell typed in
+// says cell.go or cell.js. The cell is still part of the session: a Go file sees the imports and
+// variables of earlier cells. A name of "" is Exec.
+func (s *Session) ExecFile(ctx context.Context, name, code string) ExecResult {
+	return s.execFile(ctx, name, code)
+}
+
+// Vars are the session's variables as of its last cell, as that cell's ExecResult.Vars listed
+// them: none before the first cell, nor while no worker runs (after a cell that was cancelled,
+// until the next cell rebuilds the session).
+func (s *Session) Vars() []Var { return s.vars() }
+
+// Limits are the model-facing caps the session enforces (per call, per cell, per session):
+// SessionOptions.Limits with every zero field replaced by its default (package limits).
+func (s *Session) Limits() Limits { return s.s.Limits() }
 
 // Isolation is the worker's confinement: the verdict and one line per layer.
 func (s *Session) Isolation() repl.Isolation { return s.s.Isolation() }

@@ -51,7 +51,7 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	}
 	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: dir,
 		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
-		Indexes: indexCache(dir, nil)})
+		Indexes: indexCache(dir, o.Warn)})
 	if err != nil {
 		ws.Finish()
 		return nil, err
@@ -70,6 +70,12 @@ func newWorkspace(dir string) (files.Workspace, error) {
 func (s *session) exec(ctx context.Context, code string) ExecResult {
 	return execResult(s.s.Exec(ctx, code))
 }
+
+func (s *session) execFile(ctx context.Context, name, code string) ExecResult {
+	return execResult(s.s.ExecFile(ctx, name, code))
+}
+
+func (s *session) vars() []Var { return varsOf(s.s.Vars()) }
 
 func (s *session) workspace() string {
 	s.mu.Lock()
@@ -93,12 +99,17 @@ func (s *session) close() error {
 
 // execResult converts a cell's result.
 func execResult(r repl.Result) ExecResult {
-	out := ExecResult{Output: r.Stdout, Truncated: r.Truncated, Final: r.Final, Error: failureOf(r.Err),
-		Vars: make([]Var, 0, len(r.Vars)), Rebuilt: r.Rebuilt, Lost: failureOf(r.Lost), Unreplayable: r.Unreplayable}
-	for _, v := range r.Vars {
-		out.Vars = append(out.Vars, Var{Name: v})
+	return ExecResult{Output: r.Stdout, Truncated: r.Truncated, Final: r.Final, Error: failureOf(r.Err),
+		Vars: varsOf(r.Vars), Rebuilt: r.Rebuilt, Lost: failureOf(r.Lost), Unreplayable: r.Unreplayable}
+}
+
+// varsOf names the variables (never nil: ExecResult.Vars is a JSON list).
+func varsOf(names []string) []Var {
+	vars := make([]Var, 0, len(names))
+	for _, v := range names {
+		vars = append(vars, Var{Name: v})
 	}
-	return out
+	return vars
 }
 
 // indexCache keeps the inputs' indexes under RLM_HOME dir (home.Index), so that a run over an input indexed

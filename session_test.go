@@ -3,6 +3,7 @@ package rlm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // TestSession: cells keep state; results carry output, FINAL, errors with their kind and
@@ -150,5 +152,45 @@ func TestSessionOptionErrors(t *testing.T) {
 		if !errors.As(err, &oe) || oe.Option != tt.option || !errors.Is(err, fault.Schema) {
 			t.Errorf("%+v: got %v; want an OptionError for %s", tt.opts, err, tt.option)
 		}
+	}
+}
+
+// TestSessionFrontDoor: what `rlm repl` needs of a session beyond Exec. ExecFile names the file
+// in a cell's error (message and position) and keeps the session's state; Vars lists the
+// variables between cells; Limits are the caps in effect, the options' over the defaults; Warn
+// hears that the index cache under Home cannot be written, and the session runs all the same.
+func TestSessionFrontDoor(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "index"), nil, 0o600); err != nil { // no directory can be made there
+		t.Fatal(err)
+	}
+	var warnings []error
+	ctx := context.Background()
+	// demoLog has not changed for a while (limits.IndexSettle): its index would be cached on disk.
+	s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: "go", Files: []string{demoLog}, Home: home,
+		Limits: engine.Limits{PeekChars: 777}, Warn: func(err error) { warnings = append(warnings, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "index cache") {
+		t.Errorf("warnings %v; want one about the index cache", warnings)
+	}
+	if lim := s.Limits(); lim.PeekChars != 777 || lim.OutputChars != limits.OutputChars {
+		t.Errorf("Limits() = %+v; want PeekChars 777 and the default OutputChars", lim)
+	}
+	if v := s.Vars(); len(v) != 0 {
+		t.Errorf("Vars() before any cell = %v", v)
+	}
+	r := s.ExecFile(ctx, "solve.go", "n := count(context, \"ERROR svc=payment\")\nxs := []int{n}\nfmt.Println(xs[3])")
+	if r.Error == nil || r.Error.Kind != fault.Code || !strings.HasPrefix(r.Error.Message, "solve.go:3:") || strings.Contains(r.Error.Message, "cell.go") {
+		t.Errorf("ExecFile's error %+v; want a code error at solve.go:3", r.Error)
+	}
+	r = s.ExecFile(ctx, "more.go", "fmt.Println(n + 1)")
+	if r.Error != nil || r.Output != "14\n" {
+		t.Errorf("a second file: %+v; want the first one's variables", r)
+	}
+	if names := fmt.Sprint(s.Vars()); names != "[{n} {xs}]" {
+		t.Errorf("Vars() = %s; want [{n} {xs}]", names)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -50,11 +50,12 @@ The workspace stays the same across :reset and :lang; :limits shows it.`,
 	return cmd
 }
 
-// shell is one interactive session: the Session, the language, and the cell being cancelled.
+// shell is one interactive session: the library's Session (rlm.OpenSession, as every other
+// front door opens one), the language, and the cell being cancelled.
 type shell struct {
 	f        replFlags
 	out, err io.Writer
-	s        *repl.Session
+	s        *rlm.Session
 	lang     source.Lang
 
 	mu          sync.Mutex
@@ -125,7 +126,7 @@ func (sh *shell) open(lang string) error {
 	if err != nil {
 		return err
 	}
-	s, err := repl.Open(context.Background(), opts)
+	s, err := rlm.OpenSession(context.Background(), opts)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (sh *shell) execFile(name, code string) {
 	sh.mu.Lock()
 	sh.cancel = cancel
 	sh.mu.Unlock()
-	var r repl.Result
+	var r rlm.ExecResult
 	if name != "" {
 		r = sh.s.ExecFile(ctx, name, code)
 	} else {
@@ -166,20 +167,26 @@ func (sh *shell) execFile(name, code string) {
 	sh.cancel = nil
 	sh.mu.Unlock()
 	cancel()
-	fmt.Fprint(sh.out, r.Stdout) // escaped by the termsafe.Writer under sh.out
-	if r.Stdout != "" && !strings.HasSuffix(r.Stdout, "\n") {
+	sh.report(r)
+}
+
+// report prints a cell's result: its output, its answer, its error with the kind, and what a
+// worker's death cost the session.
+func (sh *shell) report(r rlm.ExecResult) {
+	fmt.Fprint(sh.out, r.Output) // escaped by the termsafe.Writer under sh.out
+	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
 		// rlm's own lines start at column 0 (and the line editor redraws from there)
 		fmt.Fprintln(sh.out)
 	}
 	if r.Final != nil {
 		sh.say(sh.out, styleFinal, "FINAL: %s", *r.Final)
 	}
-	if r.Err != nil {
-		sh.say(sh.err, styleError, "error (%s): %v", kindOf(r.Err), r.Err)
+	if r.Error != nil {
+		sh.say(sh.err, styleError, "error (%s): %s", r.Error.Kind, r.Error.Message)
 	}
 	switch {
 	case r.Lost != nil:
-		sh.say(sh.err, styleNote, "the worker was restarted; state was partly lost: %v", r.Lost)
+		sh.say(sh.err, styleNote, "the worker was restarted; state was partly lost: %s", r.Lost.Message)
 	case r.Rebuilt:
 		sh.say(sh.err, styleNote, "the worker was restarted and earlier cells were replayed; state is rebuilt")
 	}

@@ -44,7 +44,7 @@ func (sh *shell) meta(line string) (quit bool) {
 	case ":load":
 		sh.metaLoad(rest)
 	case ":vars":
-		fmt.Fprintln(sh.out, strings.Join(sh.s.Vars(), " "))
+		sh.metaVars()
 	case ":peek":
 		sh.metaPeek(rest)
 	case ":search":
@@ -113,6 +113,15 @@ func (sh *shell) metaPeek(args []string) {
 		return
 	}
 	sh.exec(fmt.Sprintf("print(peek(context, %d, %d))", off, n))
+}
+
+// metaVars prints the session's variables on one line.
+func (sh *shell) metaVars() {
+	var names []string
+	for _, v := range sh.s.Vars() {
+		names = append(names, v.Name)
+	}
+	fmt.Fprintln(sh.out, strings.Join(names, " "))
 }
 
 func (sh *shell) metaLimits() {

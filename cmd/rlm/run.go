@@ -16,10 +16,8 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
-	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/sandbox"
 	"github.com/rlm-sandbox/rlm/source"
-	"github.com/rlm-sandbox/rlm/tools"
 )
 
 // sessionFlags are the flags of every command that opens a session.
@@ -63,29 +61,28 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 		"interpreters' allow-lists only (rlm isolation says what is missing)\n", rep.Verdict())
 }
 
-// options turns the flags into session options, checking the context files exist.
-func (f *sessionFlags) options(lang source.Lang) (repl.Options, error) {
+// options turns the flags into the options of rlm.OpenSession, checking the context files
+// exist. The workspace is resolved (the default one created) once per command and named to
+// every session the command opens, so that :reset and :lang keep it; the command removes it at
+// the end when nothing was written to it (files.Workspace.Finish).
+func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
 	ctxFiles, err := existingFiles(f.ctxFiles)
 	if err != nil {
-		return repl.Options{}, err
+		return rlm.SessionOptions{}, err
 	}
 	if f.ws.Dir == "" {
 		if f.ws, err = resolveWorkspace(f.out); err != nil {
-			return repl.Options{}, err
+			return rlm.SessionOptions{}, err
 		}
 	}
 	l := f.conf.Limits
-	return repl.Options{
-		Lang: string(lang), Contexts: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
-		Limits: l.API(), Quota: repl.WorkspaceQuota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
-		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Indexes: indexCache(),
+	return rlm.SessionOptions{
+		Lang: string(lang), Files: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
+		Limits: l.API(), Quota: rlm.Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
+		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
+		// the inputs' index cache under RLM_HOME/index (rlm clean removes the stale indexes)
+		Warn: func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) },
 	}, nil
-}
-
-// indexCache keeps the inputs' indexes under RLM_HOME/index, so that a run over an input
-// indexed before need not read it whole again (rlm clean removes the stale ones).
-func indexCache() *tools.Indexes {
-	return tools.NewIndexes(home.Index(rlmHome()), func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) })
 }
 
 // rlmHome is $RLM_HOME, or ~/.rlm. The root command's checkHome has refused an RLM_HOME that
