@@ -20,10 +20,12 @@
 // # Processes
 //
 // Model code never runs in the caller's process. A session's worker is the caller's own
-// executable started again with a hidden argument; it confines itself (rlimits, Landlock,
-// seccomp, namespaces) before any interpreter exists. MaybeServeWorker, called first thing in
-// main, serves that argument (and the one of sub-runs) and exits; in any other process it
-// returns at once. Tests of a package that uses rlm call it from TestMain.
+// executable started again with a hidden argument (or rlm's small worker binary, rlm-worker,
+// when it lies beside the executable and comes from the same build: repl.DefaultWorker); it
+// confines itself (rlimits, Landlock, seccomp, namespaces) before any interpreter exists.
+// MaybeServeWorker, called first thing in main, serves that argument (and the one of sub-runs)
+// and exits; in any other process it returns at once. Tests of a package that uses rlm call it
+// from TestMain.
 //
 // # Records
 //

@@ -366,8 +366,8 @@ type Var struct {
 //	}
 //
 // Sessions run their cells in a worker: this executable started again with the hidden argument
-// "__worker", which confines itself (rlimits, Landlock, seccomp, namespaces) before any
-// interpreter exists. Runs with MaxDepth above 1 start sub-runs the same way ("__subrun").
+// "__worker" (or rlm-worker beside it, when it comes from the same build), which confines
+// itself (rlimits, Landlock, seccomp, namespaces) before any interpreter exists. Runs with MaxDepth above 1 start sub-runs the same way ("__subrun").
 // Without this call, such a process would run the program's main instead, and the session
 // would fail to start.
 func MaybeServeWorker() { maybeServeWorker() }

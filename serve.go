@@ -12,7 +12,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/subrun"
 	"github.com/rlm-sandbox/rlm/llm"
-	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 // workerArg is the hidden argument a session's worker is started with (repl.WorkerCommand's
@@ -25,7 +25,7 @@ func maybeServeWorker() {
 	}
 	switch os.Args[1] {
 	case workerArg:
-		if err := repl.Serve(os.Stdin, os.Stdout); err != nil {
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "rlm: %v\n", err)
 			os.Exit(1)
 		}

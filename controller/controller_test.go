@@ -15,11 +15,12 @@ import (
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv("RLM_CONTROLLER_TEST_WORKER") == "1" {
-		if err := repl.Serve(os.Stdin, os.Stdout); err != nil {
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -11,13 +11,14 @@ import (
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 // TestMain lets this test binary serve as the confined REPL worker, as the rlm binary's hidden
 // worker subcommand does.
 func TestMain(m *testing.M) {
 	if os.Getenv("RLM_EVALSET_TEST_WORKER") == "confined" {
-		if err := repl.Serve(os.Stdin, os.Stdout); err != nil {
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

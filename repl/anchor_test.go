@@ -5,26 +5,6 @@ import (
 	"testing"
 )
 
-func TestTextAnchored(t *testing.T) {
-	for _, c := range []struct {
-		pattern string
-		want    bool
-	}{
-		{`^2026-11-01T10:00:06Z ERROR`, true},
-		{`ERROR$`, true},
-		{`(?m)^ERROR`, false},
-		{`ERROR`, false},
-		{`[^a]ERROR`, false},
-		{`\$5`, false},
-		{`(`, false},
-		{`a|^b`, true},
-	} {
-		if got := textAnchored(c.pattern); got != c.want {
-			t.Errorf("textAnchored(%q) = %v; want %v", c.pattern, got, c.want)
-		}
-	}
-}
-
 // TestAnchoredRegexGetsANote: a search or count whose ^ anchors the whole text and finds fewer
 // matches than (?m) would (none, or only the first line's) gets a note after the cell's output
 // that names (?m) and what it would find; one that used (?m), or whose anchor finds all there

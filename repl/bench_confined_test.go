@@ -15,7 +15,8 @@ import (
 //	go test ./repl -run '^$' -bench Confined -benchtime 20x
 //
 // The test binary serves as the worker here (see TestMain); BenchmarkConfinedOpenRLM starts the
-// real rlm binary instead, which is what users run.
+// real rlm binary instead (rlm __worker, the fallback), and BenchmarkConfinedOpenWorker the
+// rlm-worker binary, which is what users run when they install both.
 
 func BenchmarkConfinedOpen(b *testing.B) {
 	for _, lang := range []string{"go", "js"} {
@@ -26,11 +27,24 @@ func BenchmarkConfinedOpen(b *testing.B) {
 // BenchmarkConfinedOpenRLM opens sessions whose worker is the rlm binary, built for the
 // benchmark with CGO_ENABLED=0 as released.
 func BenchmarkConfinedOpenRLM(b *testing.B) {
-	bin := rlmBinary(b)
+	bin := rlmBinary(b, "rlm")
 	for _, lang := range []string{"go", "js"} {
 		b.Run(lang, func(b *testing.B) {
 			o := confinedOptions(b, lang)
 			o.Worker = WorkerCommand{Path: bin}
+			benchOpen(b, o)
+		})
+	}
+}
+
+// BenchmarkConfinedOpenWorker opens sessions whose worker is rlm-worker, built for the
+// benchmark with CGO_ENABLED=0 as released.
+func BenchmarkConfinedOpenWorker(b *testing.B) {
+	bin := rlmBinary(b, "rlm-worker")
+	for _, lang := range []string{"go", "js"} {
+		b.Run(lang, func(b *testing.B) {
+			o := confinedOptions(b, lang)
+			o.Worker = WorkerCommand{Path: bin, Args: []string{}}
 			benchOpen(b, o)
 		})
 	}
@@ -55,12 +69,12 @@ func benchOpen(b *testing.B, o Options) {
 	b.ReportMetric(float64(closing.Microseconds())/1000/float64(b.N), "close-ms")
 }
 
-// rlmBinary builds cmd/rlm into a directory the worker's unprivileged uid can reach (the
+// rlmBinary builds cmd/NAME into a directory the worker's unprivileged uid can reach (the
 // build cache makes every build after the first a link).
-func rlmBinary(b *testing.B) string {
+func rlmBinary(b *testing.B, name string) string {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "rlm")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/rlm-sandbox/rlm/cmd/rlm")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/rlm-sandbox/rlm/cmd/"+name)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); errors.Is(err, exec.ErrNotFound) {
 		b.Skip("no go command to build the rlm binary")

@@ -2,7 +2,6 @@ package repl
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -150,58 +149,6 @@ func benchContextKind(b *testing.B, mb int, kind string) (string, int64) {
 		os.Remove(dir) // when empty
 	})
 	return path, chars
-}
-
-// BenchmarkPeekLoopInProcess runs the same cells on a worker's Host in this process, with the
-// result message encoded and decoded as the protocol does, but no process boundary: the
-// engine, tool and journal costs alone, for profiling (-cpuprofile).
-func BenchmarkPeekLoopInProcess(b *testing.B) {
-	mb := 256
-	if v, err := strconv.Atoi(os.Getenv("RLM_BENCH_CONTEXT_MB")); err == nil && v > 0 {
-		mb = v
-	}
-	path, size := benchContext(b, mb)
-	for _, lang := range []string{"go", "js"} {
-		b.Run(lang, func(b *testing.B) {
-			f, err := os.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			cfg := WorkerConfig{Lang: lang, Validate: true, Contexts: []string{path}, ContextFDs: []int{int(f.Fd())}}
-			lt, err := openContextTools(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			wk := &worker{local: lt, waiting: map[int]chan call{}}
-			r, err := NewRunner(cfg, wk)
-			if err != nil {
-				b.Fatal(err)
-			}
-			want := strconv.FormatInt(size, 10) + "\n"
-			var cell time.Duration
-			id := int64(0)
-			for b.Loop() {
-				start := time.Now()
-				id++
-				res, journal, log := wk.runCell(r, cfg, message{Op: "exec", ID: id, Code: peekLoop[lang]})
-				line, err := json.Marshal(message{Op: "result", ID: id, Result: res, Journal: journal, Tools: log})
-				if err != nil {
-					b.Fatal(err)
-				}
-				var back message
-				if err := json.Unmarshal(line, &back); err != nil {
-					b.Fatal(err)
-				}
-				_, _ = toolsOf(back.Tools)
-				cell += time.Since(start)
-				if res.Err != nil || res.Stdout != want {
-					b.Fatalf("got %q, %v", res.Stdout, res.Err)
-				}
-			}
-			b.ReportMetric(float64(size)*float64(b.N)/cell.Seconds()/1e9, "GB/s")
-		})
-	}
 }
 
 // peakRSS is a process's peak resident set (VmHWM) in KiB, or 0.

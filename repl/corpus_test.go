@@ -17,7 +17,8 @@ import (
 const canarySecret = "CANARY-7c1e-do-not-leak"
 
 // confinedOptions starts fully confined workers (every sandbox layer this machine has) running
-// the real engines over the sample context. The context lives in a world-readable directory,
+// the real engines over the sample context: this test binary, or the rlm-worker binary that
+// RLM_TEST_WORKER_BINARY names (go build -o DIR/ ./cmd/rlm-worker). The context lives in a world-readable directory,
 // because the worker runs as an unprivileged uid.
 func confinedOptions(t testing.TB, lang string) Options {
 	t.Helper()
@@ -37,11 +38,15 @@ func confinedOptions(t testing.TB, lang string) Options {
 	if err := os.WriteFile(ctxFile, sample, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return Options{
+	o := Options{
 		Lang: lang, Contexts: []string{ctxFile}, AllowDegraded: true,
 		CellTimeout: 3 * time.Second, KillGrace: 200 * time.Millisecond, MaxBackoff: 10 * time.Millisecond,
 		Worker: WorkerCommand{Args: []string{"-test.run=^$"}, Env: []string{"RLM_REPL_TEST_WORKER=confined"}},
 	}
+	if bin := os.Getenv("RLM_TEST_WORKER_BINARY"); bin != "" { // a built rlm-worker instead of this test binary
+		o.Worker = WorkerCommand{Path: bin, Args: []string{}}
+	}
+	return o
 }
 
 // realOptions starts unconfined workers that run the real engines over the sample context.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
+	"github.com/rlm-sandbox/rlm/wire"
 )
 
 // inherited is what the parent opens for a session and every worker inherits, in descriptor
@@ -18,12 +19,12 @@ import (
 // name (a 0700 home); through the descriptors it needs no path, only the rights DAC gives it on
 // the directories themselves, and Landlock grants it exactly these trees.
 type inherited struct {
-	files  []*os.File // ExtraFiles, in order
-	ctxFDs []int      // the context files' descriptors in the worker
-	idxFDs []int      // their indexes' descriptors in the worker (see addIndexes)
-	ctxIDs []fileID   // the context files as they were when the session opened them
-	roots  []Root     // FD is the descriptor in the worker
-	ws     *Root
+	files  []*os.File  // ExtraFiles, in order
+	ctxFDs []int       // the context files' descriptors in the worker
+	idxFDs []int       // their indexes' descriptors in the worker (see addIndexes)
+	ctxIDs []fileID    // the context files as they were when the session opened them
+	roots  []wire.Root // FD is the descriptor in the worker
+	ws     *wire.Root
 	hidden []tools.Hidden // Options.Home, which the file tools never reach
 }
 
@@ -114,7 +115,7 @@ func openInherited(o Options) (*inherited, error) {
 			in.close()
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
-		in.ws = &Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
+		in.ws = &wire.Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path))}
 	}
 	return in, nil
 }
@@ -161,7 +162,7 @@ func (in *inherited) addRoot(p string, fromContext bool) (bool, error) {
 			return false, nil
 		}
 	}
-	in.roots = append(in.roots, Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path)), FromContext: fromContext})
+	in.roots = append(in.roots, wire.Root{Path: d.Path, Names: d.Names, FD: in.add(os.NewFile(uintptr(d.FD), d.Path)), FromContext: fromContext})
 	return true, nil
 }
 

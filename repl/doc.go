@@ -3,14 +3,20 @@
 //
 // The pipeline of one cell (docs/design.md):
 //
-//  1. the parent sends the source to the worker over a JSON-lines protocol (protocol.go);
-//  2. the worker validates it (validator: size and depth pre-checks, then the AST policy) and
-//     compiles the very AST it checked, so the parser itself only ever sees hostile input inside
-//     the confined process;
+//  1. the parent sends the source to the worker over a JSON-lines protocol (package wire);
+//  2. the worker (package worker) validates it (validator: size and depth pre-checks, then the
+//     AST policy) and compiles the very AST it checked, so the parser itself only ever sees
+//     hostile input inside the confined process;
 //  3. the worker runs it under a soft deadline (the engine's interrupt); the parent enforces a
 //     hard one by killing the worker's process group;
 //  4. host calls the worker cannot serve itself (llm_query) come back to the parent;
 //  5. output is capped with a marker that states the true length.
+//
+// This package is the parent's side only: the worker's lifecycle, the hard deadline, the
+// journal and the replay. It links no engine (TestImportsNoEngine): model code runs in the
+// worker, which is rlm-worker from beside this executable when that is there, trustworthy and
+// of this very build, and this executable started with the hidden argument __worker otherwise
+// (find.go, DefaultWorker).
 //
 // Every successful cell is journaled (journal.go) with the host results a replay cannot
 // recompute: file tools and sub-calls, bounded per cell and per session. Context tools are not
@@ -28,8 +34,8 @@
 //
 // The model-facing caps are Options.Limits (engine.Limits): the worker gets them at init and
 // applies them to the context and file tools, the output and the answer (FINAL and FINAL_VAR,
-// one check for both languages in the runner). Context operations are not counted; the file
-// tools (read_file, list_dir, file_info, grep) share Limits.FileCalls per session.
+// one check for both languages in the worker's runner). Context operations are not counted;
+// the file tools (read_file, list_dir, file_info, grep) share Limits.FileCalls per session.
 //
 // After each cell the worker reports the session's variables (Result.Vars) and describes the
 // first engine.MaxLocals of them (Result.Locals: type, a short rendering, length), which each

@@ -1,9 +1,6 @@
 package repl
 
-import (
-	"fmt"
-	"os"
-)
+import "fmt"
 
 // addIndexes gives every context file its index, from o.Indexes (built once per input and
 // cached there, or built now), each in a sealed anonymous file the workers inherit after the
@@ -23,13 +20,4 @@ func (in *inherited) addIndexes(o Options) error {
 		in.idxFDs = append(in.idxFDs, in.add(idx))
 	}
 	return nil
-}
-
-// indexFiles wraps the inherited index descriptors, in the order of the context files.
-func indexFiles(cfg WorkerConfig) []*os.File {
-	files := make([]*os.File, len(cfg.IndexFDs))
-	for i, fd := range cfg.IndexFDs {
-		files[i] = os.NewFile(uintptr(fd), fmt.Sprintf("index fd %d", fd))
-	}
-	return files
 }

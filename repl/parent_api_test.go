@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/wire"
 )
 
 // TestJournalKeepsOnlyWhatReplayCannotRecompute: a cell's journal entry is its code and its
@@ -33,7 +35,10 @@ func TestJournalKeepsOnlyWhatReplayCannotRecompute(t *testing.T) {
 	if len(s.journal.entries) != 1 {
 		t.Fatalf("%d journal entries; want 1", len(s.journal.entries))
 	}
-	var kept []journalEntry
+	var kept []struct { // the worker's journal entries (worker/journal.go), as JSON
+		Name   string          `json:"n"`
+		Result json.RawMessage `json:"r"`
+	}
 	if err := json.Unmarshal(s.journal.entries[0].calls, &kept); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +150,7 @@ go func() {
 func TestToolCountsCountEveryCall(t *testing.T) {
 	s := open(t, realOptions(t, "js"))
 	r := s.Exec(context.Background(), `let n = 0; for (let i = 0; i < 5000; i++) { n += length(context) }; print(n > 0)`)
-	if r.Err != nil || len(r.Tools) != maxLoggedCalls || r.ToolCounts["length"] != 5000 {
+	if r.Err != nil || len(r.Tools) != wire.MaxLoggedCalls || r.ToolCounts["length"] != 5000 {
 		t.Fatalf("%d logged, counts %v, %v; want 100 and 5000", len(r.Tools), r.ToolCounts, r.Err)
 	}
 }

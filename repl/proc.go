@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -16,28 +17,63 @@ import (
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/sandbox"
+	"github.com/rlm-sandbox/rlm/wire"
 )
 
 // workerProc is one running worker process.
 type workerProc struct {
 	cmd    *exec.Cmd
-	conn   *conn
+	conn   *wire.Conn
 	stdin  io.Closer
 	stderr *tailBuffer
-	msgs   chan message // lines from the worker; closed when it exits
+	msgs   chan wire.Message // lines from the worker; closed when it exits
 	exited chan struct{}
 	vars   []string
 	locals []Var
 }
 
-// startWorker starts a worker in its own process group, sends init and waits for ready.
-func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *readyMsg, error) {
-	wc := o.Worker.resolve()
-	cmd, err := workerCmd(o, wc, in)
+// startWorker starts a worker in its own process group, sends init and waits for ready. With
+// the default WorkerCommand it runs rlm-worker from beside this executable when that passes
+// its checks and the handshake (find.go), and this executable otherwise.
+func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *wire.Ready, error) {
+	return startFrom(ctx, o, in, sibling)
+}
+
+// startFrom is startWorker with sib as the rlm-worker that the default WorkerCommand may run.
+func startFrom(ctx context.Context, o Options, in *inherited, sib *siblingWorker) (*workerProc, *wire.Ready, error) {
+	if o.Worker.isDefault() {
+		if exe, path, ok := sib.candidate(); ok {
+			w, ready, err := launch(ctx, o, in, launchSpec{cmd: WorkerCommand{Path: path, Args: []string{}}, exe: exe, sibling: true})
+			var bad *unusableError
+			if !errors.As(err, &bad) {
+				if err == nil {
+					sib.accept()
+				}
+				return w, ready, err
+			}
+			sib.refuse(bad.Error())
+		}
+	}
+	return launch(ctx, o, in, launchSpec{cmd: o.Worker.resolve()})
+}
+
+// launchSpec is the program a worker runs: cmd, or the open file exe that cmd.Path names. A
+// sibling must come from this very build, and a failure to start it or to answer the
+// handshake is an unusableError, after which the session falls back to this executable.
+type launchSpec struct {
+	cmd     WorkerCommand
+	exe     *os.File
+	sibling bool
+}
+
+// launch starts the worker of spec and makes the handshake.
+func launch(ctx context.Context, o Options, in *inherited, spec launchSpec) (*workerProc, *wire.Ready, error) {
+	cmd, release, err := workerCmd(o, spec.cmd, in, spec.exe)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &workerProc{cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, msgs: make(chan message, 16), exited: make(chan struct{})}
+	defer release()
+	w := &workerProc{cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, msgs: make(chan wire.Message, 16), exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -48,13 +84,19 @@ func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *r
 		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("starting the worker %s: %w", wc.Path, err)
+		err = fmt.Errorf("starting the worker %s: %w", spec.cmd.Path, err)
+		if spec.sibling {
+			err = &unusableError{path: spec.cmd.Path, err: err}
+		}
+		return nil, nil, err
 	}
-	w.stdin, w.conn = stdin, newConn(stdout, stdin)
+	release()
+	w.stdin, w.conn = stdin, wire.NewConn(stdout, stdin)
 	go w.pump()
-	ready, err := w.handshake(ctx, o, in)
+	ready, err := w.handshake(ctx, o, in, spec.cmd.Path, spec.sibling)
 	if err != nil {
 		w.kill()
+		_ = stdin.Close()
 		return nil, nil, err
 	}
 	return w, ready, nil
@@ -62,18 +104,27 @@ func startWorker(ctx context.Context, o Options, in *inherited) (*workerProc, *r
 
 // workerCmd builds the worker's command: confined by the sandbox package (namespaces where the
 // machine has them, Pdeathsig, its own process group, a minimal environment), or, with
-// Options.Unconfined, a plain child in its own process group.
+// Options.Unconfined, a plain child in its own process group. With exe, the command runs that
+// open file (execPath); release closes what that took, once the worker has started.
 //
 // The context files, the read roots and the workspace are passed as open descriptors (3, 4, ...;
 // see inherited): an unprivileged worker reaches them without a path, and its Landlock rules are
 // made from the same descriptors.
-func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
+func workerCmd(o Options, wc WorkerCommand, in *inherited, exe *os.File) (*exec.Cmd, func(), error) {
+	release := func() {}
+	if exe != nil {
+		path, done, err := execPath(exe, wc.Path, len(in.files))
+		if err != nil {
+			return nil, nil, &unusableError{path: wc.Path, err: err}
+		}
+		wc.Path, release = path, onlyOnce(done)
+	}
 	if o.Unconfined {
 		cmd := exec.Command(wc.Path, wc.Args...)
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, wc.Env...)
 		cmd.SysProcAttr = unconfinedAttr()
 		cmd.ExtraFiles = in.files
-		return cmd, nil
+		return cmd, release, nil
 	}
 	read, ws := in.rootFDs()
 	var mapped int64
@@ -83,44 +134,97 @@ func workerCmd(o Options, wc WorkerCommand, in *inherited) (*exec.Cmd, error) {
 		}
 	}
 	// The worker outlives Open's context: its lifetime is the Session's, ended by Close or a kill.
-	return sandbox.Command(context.Background(), sandbox.Config{
+	cmd, err := sandbox.Command(context.Background(), sandbox.Config{
 		AllowDegraded: o.AllowDegraded,
 		ReadDirFDs:    read, WorkspaceFD: ws, MappedBytes: mapped, MemoryBytes: o.WorkerMemory,
 		Path: wc.Path, Args: wc.Args, Env: wc.Env, ExtraFiles: in.files,
 	})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return cmd, release, nil
 }
 
-func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited) (*readyMsg, error) {
-	init := &initMsg{
-		Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, IndexFDs: in.idxFDs, Roots: in.roots,
-		Workspace: in.ws, Hidden: in.hidden, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(), Quota: o.Quota, JournalBytes: o.JournalBytes,
-		MemoryBytes: o.WorkerMemory, ValidateOnly: o.validateOnly,
+// onlyOnce returns f, made safe to call more than once.
+func onlyOnce(f func()) func() {
+	var once sync.Once
+	return func() { once.Do(f) }
+}
+
+// handshake sends init and waits for ready. A worker that answers with another protocol version,
+// or (sibling: rlm-worker) from another build, or that does not answer, is an unusableError,
+// before any code is sent to it.
+func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited, path string, sibling bool) (*wire.Ready, error) {
+	init := &wire.Init{
+		Version: wire.Version, Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, IndexFDs: in.idxFDs,
+		Roots: in.roots, Workspace: in.ws, Hidden: in.hidden, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(),
+		Quota: wire.Quota(o.Quota), JournalBytes: o.JournalBytes, MemoryBytes: o.WorkerMemory, ValidateOnly: o.validateOnly,
 	}
-	if err := w.conn.send(message{Op: "init", Init: init}); err != nil {
-		return nil, w.death(err)
+	unusable := func(err error) error {
+		if sibling {
+			return &unusableError{path: path, err: err}
+		}
+		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, workerStartTimeout)
+	if err := w.conn.Send(wire.Message{Op: wire.OpInit, Init: init}); err != nil {
+		return nil, unusable(w.death(err))
+	}
+	tctx, cancel := context.WithTimeout(ctx, workerStartTimeout)
 	defer cancel()
 	select {
 	case m, ok := <-w.msgs:
-		switch {
-		case !ok:
-			return nil, w.death(errWorkerGone)
-		case m.Op != "ready" || m.Ready == nil:
-			return nil, fmt.Errorf("worker: expected ready, got %q", m.Op)
-		case m.Ready.Isolation == "refused":
+		if !ok {
+			return nil, unusable(w.death(errWorkerGone))
+		}
+		if m.Op != wire.OpReady || m.Ready == nil {
+			return nil, unusable(fmt.Errorf("worker: expected ready, got %q", m.Op))
+		}
+		if err := checkReady(m.Ready, path, sibling); err != nil {
+			return nil, err
+		}
+		if m.Ready.Isolation == "refused" {
 			return nil, fault.New(fault.Denied, "the worker refused to start: %s", strings.Join(m.Ready.Layers, "; "))
 		}
 		return m.Ready, nil
-	case <-ctx.Done():
-		return nil, fault.Wrap(fault.Timeout, ctx.Err(), "waiting for the worker to start")
+	case <-tctx.Done():
+		err := fault.Wrap(fault.Timeout, tctx.Err(), "waiting for the worker to start")
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, unusable(err)
 	}
 }
+
+// checkReady refuses a worker of another protocol version and, for rlm-worker, of another build.
+func checkReady(r *wire.Ready, path string, sibling bool) error {
+	if r.Version != wire.Version {
+		return &unusableError{path: path, err: fmt.Errorf("it speaks protocol version %d, this rlm %d: it comes from another build", r.Version, wire.Version)}
+	}
+	if build, _ := wire.BuildID(); sibling && r.Build != build {
+		return &unusableError{path: path, err: fmt.Errorf("it comes from another build (%s, this rlm %s)", r.Build, build)}
+	}
+	return nil
+}
+
+// unusableError is a worker binary that cannot serve this parent: it did not start, did not
+// answer the handshake, or answered with another protocol version or build. The session falls
+// back to this executable when the binary was rlm-worker.
+type unusableError struct {
+	path string
+	err  error
+}
+
+func (e *unusableError) Error() string {
+	return fmt.Sprintf("the worker %s cannot be used: %v; rebuild rlm and %s together (go build -o DIR/ ./cmd/...)", e.path, e.err, WorkerName)
+}
+
+func (e *unusableError) Unwrap() error { return e.err }
 
 // pump reads the worker's lines until it exits, then reaps it.
 func (w *workerProc) pump() {
 	for {
-		m, err := w.conn.recv()
+		m, err := w.conn.Recv()
 		if err != nil {
 			break
 		}
@@ -144,8 +248,8 @@ type execReq struct {
 // holds while one is served, and returns the result, the cell's journal, and a non-nil death
 // when the worker died or was killed.
 func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, json.RawMessage, error) {
-	m := message{Op: "exec", ID: req.id, Code: req.code, Replay: req.replay, Journal: req.journal, CellRoom: req.room[0], SessionRoom: req.room[1]}
-	if err := w.conn.send(m); err != nil {
+	m := wire.Message{Op: wire.OpExec, ID: req.id, Code: req.code, Replay: req.replay, Journal: req.journal, CellRoom: req.room[0], SessionRoom: req.room[1]}
+	if err := w.conn.Send(m); err != nil {
 		return Result{}, nil, w.death(err)
 	}
 	limit := o.CellTimeout + o.KillGrace
@@ -159,11 +263,11 @@ func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, 
 			if !ok {
 				return Result{}, nil, w.death(errWorkerGone)
 			}
-			if m.Op == "call" && m.Call != nil {
+			if m.Op == wire.OpCall && m.Call != nil {
 				calls.serve(m)
 				continue
 			}
-			if m.Op == "result" && m.ID == req.id && m.Result != nil {
+			if m.Op == wire.OpResult && m.ID == req.id && m.Result != nil {
 				return w.result(m, o)
 			}
 		case <-hard.C:
@@ -178,7 +282,7 @@ func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, 
 
 // result turns the worker's result message into a Result, bounding what a hostile worker could
 // inflate: the output, the tool log.
-func (w *workerProc) result(m message, o Options) (Result, json.RawMessage, error) {
+func (w *workerProc) result(m wire.Message, o Options) (Result, json.RawMessage, error) {
 	res := resultOf(m.Result, o.Limits.OutputChars)
 	w.vars, w.locals = res.Vars, res.Locals
 	res.Tools, res.ToolCounts = toolsOf(m.Tools)
@@ -228,7 +332,7 @@ func newCallServer(ctx context.Context, hard time.Time, id int64, w *workerProc,
 
 // serve answers one call message; the answer carries the exec's id, so a late answer can never
 // reach a later cell.
-func (s *callServer) serve(m message) {
+func (s *callServer) serve(m wire.Message) {
 	c := *m.Call
 	if m.ID != s.id {
 		return // a call of an earlier exec: nobody waits for it
@@ -236,14 +340,14 @@ func (s *callServer) serve(m message) {
 	select {
 	case s.sem <- struct{}{}:
 	default:
-		s.reply(call{Seq: c.Seq, Name: c.Name, Err: fmt.Sprintf("%s: more than %d host calls at once; make them one after another", c.Name, maxConcurrentCalls)})
+		s.reply(wire.Call{Seq: c.Seq, Name: c.Name, Err: fmt.Sprintf("%s: more than %d host calls at once; make them one after another", c.Name, maxConcurrentCalls)})
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer func() { <-s.sem }()
-		reply := call{Seq: c.Seq, Name: c.Name}
+		reply := wire.Call{Seq: c.Seq, Name: c.Name}
 		defer func() {
 			if r := recover(); r != nil { // a Host's bug fails the call, not the parent
 				reply.Result, reply.Err = nil, fmt.Sprintf("%s failed in the host: %v", c.Name, r)
@@ -261,8 +365,8 @@ func (s *callServer) serve(m message) {
 	}()
 }
 
-func (s *callServer) reply(c call) {
-	_ = s.w.conn.send(message{Op: "reply", ID: s.id, Call: &c})
+func (s *callServer) reply(c wire.Call) {
+	_ = s.w.conn.Send(wire.Message{Op: wire.OpReply, ID: s.id, Call: &c})
 }
 
 // stop cancels the calls still being served and waits a moment for them to return.
@@ -279,7 +383,7 @@ func (s *callServer) stop() {
 	}
 }
 
-func resultOf(r *cellResult, outputCap int) Result {
+func resultOf(r *wire.Result, outputCap int) Result {
 	res := Result{Stdout: r.Stdout, Truncated: r.Truncated, Final: r.Final, Vars: r.Vars, Locals: localsOf(r.Vars, r.Locals)}
 	if utf8.RuneCountInString(res.Stdout) > outputCap+outputSlack {
 		res.Stdout = string([]rune(res.Stdout)[:outputCap]) + fmt.Sprintf("\n[output cut by the session at %d characters]", outputCap)
@@ -309,29 +413,29 @@ func localsOf(vars []string, locals []Var) []Var {
 const outputSlack = 200
 
 // toolsOf converts the worker's tool log, cut again to its bounds: the worker is not trusted.
-func toolsOf(l *toolLog) ([]ToolCall, map[string]int) {
+func toolsOf(l *wire.ToolLog) ([]ToolCall, map[string]int) {
 	if l == nil {
 		return nil, nil
 	}
-	calls := l.Calls[:min(len(l.Calls), maxLoggedCalls)]
+	calls := l.Calls[:min(len(l.Calls), wire.MaxLoggedCalls)]
 	out := make([]ToolCall, 0, len(calls))
 	for _, c := range calls {
 		args := make([]any, 0, min(len(c.Args), 8))
 		for _, a := range c.Args[:min(len(c.Args), 8)] {
 			if str, ok := a.(string); ok {
-				a = cutText(str)
+				a = wire.Cut(str)
 			}
 			args = append(args, a)
 		}
 		res, _ := c.Result.(string)
-		out = append(out, ToolCall{Name: cutText(c.Name), Args: args, Result: cutText(res), Err: cutText(c.Err)})
+		out = append(out, ToolCall{Name: wire.Cut(c.Name), Args: args, Result: wire.Cut(res), Err: wire.Cut(c.Err)})
 	}
 	counts := make(map[string]int, len(l.Counts))
 	for name, n := range l.Counts {
 		if len(counts) == maxToolNames {
 			break
 		}
-		counts[cutText(name)] = n
+		counts[wire.Cut(name)] = n
 	}
 	return out, counts
 }
@@ -399,7 +503,7 @@ func (w *workerProc) killWait() {
 }
 
 func (w *workerProc) shutdown() {
-	_ = w.conn.send(message{Op: "shutdown"})
+	_ = w.conn.Send(wire.Message{Op: wire.OpShutdown})
 	_ = w.stdin.Close()
 	select {
 	case <-w.exited:

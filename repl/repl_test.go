@@ -16,25 +16,27 @@ import (
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 // The test binary doubles as the worker: with RLM_REPL_TEST_WORKER set it serves the protocol
-// with a fake engine whose one-line commands exercise the session machinery.
+// with a fake engine whose one-line commands exercise the session machinery; as "confined", or
+// started with the default WorkerCommand's argument __worker, with the real ones.
 func TestMain(m *testing.M) {
-	if os.Getenv("RLM_REPL_TEST_WORKER") == "confined" {
-		if err := Serve(os.Stdin, os.Stdout); err != nil {
+	if os.Getenv("RLM_REPL_TEST_WORKER") == "confined" || (len(os.Args) == 2 && os.Args[1] == "__worker") {
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
 	if v := os.Getenv("RLM_REPL_TEST_WORKER"); v != "" {
-		err := ServeWorker(os.Stdin, os.Stdout, func(cfg WorkerConfig, host engine.Host) (Runner, Isolation, error) {
+		err := worker.ServeWith(os.Stdin, os.Stdout, func(cfg worker.Config, host engine.Host) (worker.Runner, worker.Isolation, error) {
 			if real, ok := strings.CutPrefix(v, "real:"); ok {
-				r, err := NewRunner(cfg, host)
-				return r, Isolation{Verdict: real}, err
+				r, err := worker.NewRunner(cfg, host)
+				return r, worker.Isolation{Verdict: real}, err
 			}
-			return &fakeRunner{host: host, vars: map[string]string{}}, Isolation{Verdict: v}, nil
+			return &fakeRunner{host: host, vars: map[string]string{}}, worker.Isolation{Verdict: v}, nil
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

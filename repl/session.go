@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
@@ -105,6 +104,12 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
+// Isolation is a worker's report of the confinement layers it applied.
+type Isolation struct {
+	Verdict string   // full, degraded(list) or none
+	Layers  []string // one line per layer
+}
+
 // Result is the outcome of one cell.
 type Result struct {
 	Stdout    string
@@ -143,26 +148,9 @@ type Result struct {
 // ToolCall is one host call of a cell, as recorded for the audit trail.
 type ToolCall struct {
 	Name   string
-	Args   []any  // strings cut to toolTextCap characters
-	Result string // the result as JSON, cut to toolTextCap characters
+	Args   []any  // strings cut to wire.LoggedChars characters
+	Result string // the result as JSON, cut to wire.LoggedChars characters
 	Err    string
-}
-
-const toolTextCap = 200
-
-func cutText(s string) string {
-	i := 0 // reads no further than the cut: s may be text(ctx)'s 32M characters
-	for n := 0; n < toolTextCap; n++ {
-		if i >= len(s) {
-			return s
-		}
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "…"
 }
 
 // Session is a REPL session backed by one confined worker at a time.
@@ -433,12 +421,17 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// WorkerCommand says how to start a worker process.
+// WorkerCommand says how to start a worker process. The zero value runs rlm-worker from beside
+// this executable when it is there, trustworthy and of this build (DefaultWorker says whether),
+// and this executable with the argument "__worker" otherwise.
 type WorkerCommand struct {
 	Path string   // default: this binary (/proc/self/exe on Linux, reachable even by an unprivileged worker)
 	Args []string // default: ["__worker"]
 	Env  []string // extra environment entries; the worker otherwise gets only PATH
 }
+
+// isDefault reports whether c is the zero WorkerCommand, which may run rlm-worker.
+func (c WorkerCommand) isDefault() bool { return c.Path == "" && c.Args == nil && c.Env == nil }
 
 func (c WorkerCommand) resolve() WorkerCommand {
 	if c.Path == "" {

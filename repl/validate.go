@@ -7,7 +7,7 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/source"
-	"github.com/rlm-sandbox/rlm/validator"
+	"github.com/rlm-sandbox/rlm/wire"
 )
 
 // Validate checks src against the sandbox policy as a cell is checked before it runs, in a
@@ -32,7 +32,7 @@ func Validate(ctx context.Context, o Options, name string, src []byte) (source.L
 	if ready.Isolation == "none" && !o.AllowDegraded {
 		return nil, fault.New(fault.Denied, "the worker runs with no confinement layers; refusing to parse untrusted code (pass --allow-degraded to run anyway)")
 	}
-	if err := w.conn.send(message{Op: "validate", ID: 1, Code: string(src), Name: name}); err != nil {
+	if err := w.conn.Send(wire.Message{Op: wire.OpValidate, ID: 1, Code: string(src), Name: name}); err != nil {
 		return nil, w.death(err)
 	}
 	for {
@@ -41,9 +41,9 @@ func Validate(ctx context.Context, o Options, name string, src []byte) (source.L
 			switch {
 			case !ok:
 				return nil, fault.Wrap(fault.Limit, w.death(errWorkerGone), fmt.Sprintf("the validator stopped on this %s source of %d bytes (its process died, out of its %d MiB of memory?); write it simpler: less nesting, fewer chained operators", lang, len(src), memory(o)>>20))
-			case m.Op == "result" && m.ID == 1 && m.Result != nil && m.Result.Err != nil:
+			case m.Op == wire.OpResult && m.ID == 1 && m.Result != nil && m.Result.Err != nil:
 				return nil, fault.New(fault.Kind(m.Result.Err.Kind), "%s", m.Result.Err.Message)
-			case m.Op == "result" && m.ID == 1:
+			case m.Op == wire.OpResult && m.ID == 1:
 				return m.Findings, nil
 			}
 		case <-ctx.Done():
@@ -57,17 +57,4 @@ func memory(o Options) int64 {
 		return o.WorkerMemory
 	}
 	return limits.WorkerMemory
-}
-
-// validateCell answers a validate request in the worker: the findings, or the error.
-func validateCell(cfg WorkerConfig, m message) message {
-	lang, err := source.ParseLang(cfg.Lang)
-	if err != nil {
-		return message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(fault.Wrap(fault.Schema, err, "validate"))}}
-	}
-	res, err := validator.Validate(lang, m.Name, []byte(m.Code), validator.Policy{})
-	if err != nil {
-		return message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(err)}}
-	}
-	return message{Op: "result", ID: m.ID, Result: &cellResult{}, Findings: res.Findings}
 }

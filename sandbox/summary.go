@@ -17,6 +17,20 @@ var layerStops = map[Layer]string{
 	UTSNS:      "changing the host name",
 }
 
+// Lines lists the layers one to a line, as rlm isolation and a session's isolation report
+// print them: the layer, its status and, when there is one, the reason in parentheses.
+func (r Report) Lines() []string {
+	out := make([]string, 0, len(r.Layers))
+	for _, l := range r.Layers {
+		line := fmt.Sprintf("%-10s %s", l.Layer, l.Status)
+		if l.Detail != "" {
+			line += " (" + l.Detail + ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // Summary says in plain words what the report means for model code: whether rlm runs it
 // without --allow-degraded (minimum as in Config.Minimum; 0 means DefaultMinimum), what it runs
 // in with the flag, and what each missing layer would have stopped.

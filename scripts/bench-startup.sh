@@ -20,10 +20,18 @@ mkdir -p "$DIR"
 src="$DIR/src-before"
 rm -rf "$src" && mkdir -p "$src"
 git archive "$BEFORE" | tar -x -C "$src"
-(cd "$src" && go build -o "$DIR/rlm-before" ./cmd/rlm)
-go build -o "$DIR/rlm-after" ./cmd/rlm
+# Each side's rlm, with its rlm-worker beside it when its tree has one, stamped so that rlm uses
+# it (README: install); a tree without cmd/rlm-worker gets rlm alone.
+build() { # src dir stamp
+	rm -rf "$2" && mkdir -p "$2"
+	local pkgs=(./cmd/rlm)
+	[ -d "$1/cmd/rlm-worker" ] && pkgs+=(./cmd/rlm-worker)
+	(cd "$1" && go build -o "$2/" -ldflags="-X=github.com/rlm-sandbox/rlm/wire.stamp=$3" "${pkgs[@]}")
+}
+build "$src" "$DIR/before" "bench-before-$$"
+build "$PWD" "$DIR/after" "bench-after-$$"
 echo "before: $BEFORE ($(git rev-parse --short "$BEFORE")), after: working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo ', modified'))"
 drop=()
 [ -n "${DROP:-}" ] && drop=(-drop)
-go run ./scripts/startup -before "$DIR/rlm-before" -after "$DIR/rlm-after" -dir "$DIR" \
+go run ./scripts/startup -before "$DIR/before/rlm" -after "$DIR/after/rlm" -dir "$DIR" \
 	-reps "${REPS:-5}" -sizes "${SIZES:-10MB,100MB,1GB}" ${drop[@]+"${drop[@]}"}

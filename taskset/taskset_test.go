@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/repl"
+	"github.com/rlm-sandbox/rlm/worker"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/known-failures.txt from this run")
@@ -24,7 +25,7 @@ const workerEnv = "RLM_TASKSET_WORKER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) == "1" {
-		if err := repl.Serve(os.Stdin, os.Stdout); err != nil {
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -18,7 +18,7 @@ import (
 var stderrNames = map[string]bool{"stderr": true, "errw": true, "os.Stderr": true, "sh.err": true}
 
 // notTerminal are the files whose stderr is not rlm's: a worker's, which its parent reads.
-var notTerminal = map[string]bool{"../sandbox/degraded.go": true}
+var notTerminal = map[string]bool{"../sandbox/degraded.go": true, "../cmd/rlm-worker/main.go": true}
 
 // TestOwnStartsCoverStderr reads rlm's code (the module's Go files but tests, scripts and test
 // data) for the lines it writes on stderr (fmt.Fprint* to a writer named as stderr) and for the

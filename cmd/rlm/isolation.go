@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,30 +15,65 @@ func newIsolationCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:         "isolation",
 		Annotations: map[string]string{noHome: ""},
-		Short:       "Show which confinement layers this machine supports, and the verdict",
+		Short:       "Show which confinement layers this machine supports, the verdict, and the worker binary",
 		Long: `Isolation probes, without confining itself, which layers a worker would get on this machine:
 rlimits, no_new_privs, Landlock, seccomp, and user/net/pid/mount/ipc/uts namespaces.
 The verdict is full, degraded(missing layers) or none. Below the minimum (rlimits,
 no_new_privs, landlock, seccomp) rlm refuses to run untrusted code unless --allow-degraded;
 the last lines say what model code runs in, and what each missing layer would have stopped.
-On macOS every layer but rlimits is missing (the verdict is none): see the README's Platforms.`,
+On macOS every layer but rlimits is missing (the verdict is none): see the README's Platforms.
+
+The worker line names the program sessions run as their worker: rlm-worker beside this
+executable when it is there, trustworthy (a regular file owned by this executable's owner or
+root, in a directory nobody else may write) and of this very build (it answers a handshake,
+made here, with the same protocol version and build); otherwise this binary, run as
+"rlm __worker" ("fallback: this binary"), and why.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := sandbox.Probe()
+			wb := repl.DefaultWorker(cmd.Context())
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), rep)
+				return printJSON(cmd.OutOrStdout(), isolationJSON{rep, wb})
 			}
-			iso := repl.IsolationOf(rep)
-			for _, l := range iso.Layers {
-				fmt.Fprintln(cmd.OutOrStdout(), l)
+			out := cmd.OutOrStdout()
+			for _, l := range rep.Lines() {
+				fmt.Fprintln(out, l)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "verdict: %s\n", iso.Verdict)
+			fmt.Fprintf(out, "verdict: %s\n", rep.Verdict())
+			fmt.Fprintln(out, workerLine(wb))
 			for _, l := range rep.Summary(sandbox.DefaultMinimum) {
-				fmt.Fprintln(cmd.OutOrStdout(), l)
+				fmt.Fprintln(out, l)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return cmd
+}
+
+// workerLine is the worker binary as rlm isolation prints it.
+func workerLine(wb repl.WorkerBinary) string {
+	if !wb.Fallback {
+		return "worker: " + wb.Path
+	}
+	return fmt.Sprintf("worker: %s (fallback: this binary, run as __worker; %s)", wb.Path, wb.Why)
+}
+
+// isolationJSON is the probe's report (sandbox.Report's JSON) with the worker binary added.
+type isolationJSON struct {
+	report sandbox.Report
+	worker repl.WorkerBinary
+}
+
+func (j isolationJSON) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(j.report)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["worker"] = map[string]any{"path": j.worker.Path, "fallback": j.worker.Fallback, "why": j.worker.Why}
+	return json.Marshal(m)
 }

@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // NewRunner builds the engine for cfg.Lang. It runs inside the worker, after the confinement
 // layers are applied.
-func NewRunner(cfg WorkerConfig, host engine.Host) (Runner, error) {
+func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 	lim := cfg.Limits
 	switch cfg.Lang {
 	case "go":

@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ type localTools struct {
 // openLocalTools maps the context files from the descriptors the worker inherited: a confined
 // worker may not be able to open them by path (it runs as an unprivileged uid, and Landlock grants
 // it no path to them).
-func openLocalTools(cfg WorkerConfig) (*localTools, error) {
+func openLocalTools(cfg Config) (*localTools, error) {
 	lt, err := openContextTools(cfg)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func openLocalTools(cfg WorkerConfig) (*localTools, error) {
 	return lt, nil
 }
 
-func openContextTools(cfg WorkerConfig) (*localTools, error) {
+func openContextTools(cfg Config) (*localTools, error) {
 	if len(cfg.ContextFDs) == 0 {
 		return &localTools{}, nil
 	}
@@ -270,4 +270,13 @@ func toolErr(err error) error {
 		return fault.Wrap(fault.Limit, err, "")
 	}
 	return fault.Wrap(fault.Code, err, "")
+}
+
+// indexFiles wraps the inherited index descriptors, in the order of the context files.
+func indexFiles(cfg Config) []*os.File {
+	files := make([]*os.File, len(cfg.IndexFDs))
+	for i, fd := range cfg.IndexFDs {
+		files[i] = os.NewFile(uintptr(fd), fmt.Sprintf("index fd %d", fd))
+	}
+	return files
 }

@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
+	"github.com/rlm-sandbox/rlm/wire"
 )
 
 // Runner is what the worker needs from an engine: run one cell's source (validating it first
@@ -28,39 +29,28 @@ type Runner interface {
 
 // Setup is what a worker does once before any interpreter exists: apply the confinement layers
 // and build the engine. It returns the engine and the isolation report.
-type Setup func(cfg WorkerConfig, host engine.Host) (Runner, Isolation, error)
+type Setup func(cfg Config, host engine.Host) (Runner, Isolation, error)
 
-// WorkerConfig is the worker's configuration, as the parent sent it.
-type WorkerConfig struct {
+// Config is the worker's configuration, as the parent sent it.
+type Config struct {
 	Lang        string
 	Validate    bool
 	Contexts    []string
 	ContextFDs  []int         // inherited descriptors of the context files, in order
 	IndexFDs    []int         // inherited descriptors of their indexes, in the same order; none: index them here
-	Roots       []Root        // read-only roots: the --root directories, then the context files' directories
-	Workspace   *Root         // the only writable directory; nil if there is none
+	Roots       []wire.Root   // read-only roots: the --root directories, then the context files' directories
+	Workspace   *wire.Root    // the only writable directory; nil if there is none
 	Limits      engine.Limits // the model-facing caps, effective (no zero fields)
 	SoftTimeout time.Duration
-	Quota       WorkspaceQuota // zero fields mean the defaults
-	Journal     int64          // Options.JournalBytes, for the message of a full journal
-	Memory      int64          // Options.WorkerMemory; 0: limits.WorkerMemory
+	Quota       wire.Quota // zero fields mean the defaults
+	Journal     int64      // Options.JournalBytes, for the message of a full journal
+	Memory      int64      // Options.WorkerMemory; 0: limits.WorkerMemory
 
 	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
 
-	// ValidateOnly marks a worker started by Validate: Setup builds no engine, and the worker
-	// serves validate requests only.
+	// ValidateOnly marks a worker started by repl.Validate: Setup builds no engine, and the
+	// worker serves validate requests only.
 	ValidateOnly bool
-}
-
-// Root is an allowed directory as the worker gets it: the parent's real path of it and the
-// paths the user named it by (to map absolute paths to it and to name it in messages), and the
-// inherited O_PATH descriptor that every open below it goes through, so the worker never opens a
-// host path by name.
-type Root struct {
-	Path        string   `json:"path"`
-	Names       []string `json:"names,omitempty"` // tools.Dir.Names
-	FD          int      `json:"fd"`
-	FromContext bool     `json:"from_context,omitempty"` // a context file's directory, not named by the user
 }
 
 // Isolation is the worker's report of the layers it applied.
@@ -69,39 +59,66 @@ type Isolation struct {
 	Layers  []string // one line per layer
 }
 
-// ServeWorker runs the worker side of the protocol on r and w until the parent closes r. It is
-// what the hidden worker subcommand calls, after nothing else has run.
-func ServeWorker(r io.Reader, w io.Writer, setup Setup) error {
-	c := newConn(r, w)
-	first, err := c.recv()
-	if err != nil || first.Op != "init" || first.Init == nil {
+// ServeWith runs the worker side of the protocol on r and w until the parent closes r, with the
+// engine and confinement that setup gives. Serve is ServeWith with the real ones; tests give
+// their own.
+func ServeWith(r io.Reader, w io.Writer, setup Setup) error {
+	c := wire.NewConn(r, w)
+	first, err := c.Recv()
+	if err != nil || first.Op != wire.OpInit || first.Init == nil {
 		return fmt.Errorf("worker: expected init, got %q (%v)", first.Op, err)
 	}
-	cfg := workerConfig(first.Init)
+	if v := first.Init.Version; v != wire.Version {
+		err := fmt.Errorf("the parent speaks protocol version %d, this worker %d: they come from different builds", v, wire.Version)
+		_ = c.Send(refused(err))
+		return err
+	}
+	cfg := configOf(first.Init)
 	local, err := openLocalTools(cfg)
 	if err != nil {
-		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
+		_ = c.Send(refused(err))
 		return err
 	}
-	wk := &worker{conn: c, local: local, waiting: map[int]chan call{}, sessionBound: cfg.Journal}
+	wk := &worker{conn: c, local: local, waiting: map[int]chan wire.Call{}, sessionBound: cfg.Journal}
 	runner, iso, err := setup(cfg, wk)
 	if err != nil {
-		_ = c.send(message{Op: "ready", Ready: &readyMsg{Isolation: "refused", Layers: []string{err.Error()}}})
+		_ = c.Send(refused(err))
 		return err
 	}
-	if err := c.send(message{Op: "ready", Ready: &readyMsg{Isolation: iso.Verdict, Layers: iso.Layers}}); err != nil {
+	if err := c.Send(ready(iso.Verdict, iso.Layers)); err != nil {
 		return err
 	}
 	return wk.serve(runner, cfg)
 }
 
-func workerConfig(m *initMsg) WorkerConfig {
-	return WorkerConfig{
+// ready is the handshake's answer: this worker's protocol version and build, and its verdict.
+func ready(verdict string, layers []string) wire.Message {
+	build, _ := wire.BuildID()
+	return wire.Message{Op: wire.OpReady, Ready: &wire.Ready{Version: wire.Version, Build: build, Isolation: verdict, Layers: layers}}
+}
+
+// refused is the answer of a worker that will not serve: the verdict refused, and why.
+func refused(err error) wire.Message { return ready("refused", []string{err.Error()}) }
+
+func configOf(m *wire.Init) Config {
+	return Config{
 		Lang: m.Lang, Validate: m.Validate, Contexts: m.Contexts, ContextFDs: m.ContextFDs, IndexFDs: m.IndexFDs, Roots: m.Roots,
 		Workspace: m.Workspace, Hidden: m.Hidden, Limits: m.Limits.Effective(),
 		SoftTimeout: time.Duration(m.SoftTimeout) * time.Millisecond, Quota: m.Quota, Journal: m.JournalBytes,
 		Memory: m.MemoryBytes, ValidateOnly: m.ValidateOnly,
 	}
+}
+
+// journalEntry is one host result a replay serves instead of calling again: a file tool's or a
+// sub-call's. Key is a digest of the arguments, so a replay serves each call the result of the
+// same call (in any order: Go's map iteration differs from run to run), and a call the cell did
+// not make the first time is a divergence, never a wrong answer. The parent keeps a cell's
+// entries as bytes (wire.Message.Journal) and never decodes them.
+type journalEntry struct {
+	Name   string          `json:"n"`
+	Key    string          `json:"k"`
+	Result json.RawMessage `json:"r,omitempty"`
+	Err    string          `json:"e,omitempty"`
 }
 
 // worker is the engine's Host inside the worker process. Context tools are served here and
@@ -110,41 +127,41 @@ func workerConfig(m *initMsg) WorkerConfig {
 // every other call goes to the parent and is journaled. During a replay, journaled calls are
 // answered from the journal.
 type worker struct {
-	conn  *conn
+	conn  *wire.Conn
 	local *localTools // context and file tools served in the worker; nil serves none
 
 	mu      sync.Mutex
 	cell    int64 // the running exec's id; 0 between cells
 	seq     int   // calls made by the current cell
-	log     toolLog
+	log     wire.ToolLog
 	journal bytes.Buffer // the current cell's journal entries, comma-separated
 	room    [2]int64     // the exec's CellRoom and SessionRoom
 	full    string       // set once the journal is full: the error every later journaled call gets
 	replay  *replayJournal
-	waiting map[int]chan call
+	waiting map[int]chan wire.Call
 	closed  bool
 
 	sessionBound int64 // Options.JournalBytes
 }
 
-func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
-	execs := make(chan message)
+func (wk *worker) serve(runner Runner, cfg Config) error {
+	execs := make(chan wire.Message)
 	errc := make(chan error, 1)
 	go wk.read(execs, errc)
 	for {
 		select {
 		case m := <-execs:
-			var reply message
+			var reply wire.Message
 			switch {
-			case m.Op == "validate":
+			case m.Op == wire.OpValidate:
 				reply = validateCell(cfg, m)
 			case runner == nil:
-				reply = message{Op: "result", ID: m.ID, Result: &cellResult{Err: errorInfoOf(fault.New(fault.Logic, "this worker only validates"))}}
+				reply = wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: errorOf(fault.New(fault.Logic, "this worker only validates"))}}
 			default:
 				res, journal, log := wk.runCell(runner, cfg, m)
-				reply = message{Op: "result", ID: m.ID, Result: res, Journal: journal, Tools: log}
+				reply = wire.Message{Op: wire.OpResult, ID: m.ID, Result: res, Journal: journal, Tools: log}
 			}
-			if err := wk.conn.send(reply); err != nil {
+			if err := wk.conn.Send(reply); err != nil {
 				return err
 			}
 		case err := <-errc:
@@ -157,20 +174,20 @@ func (wk *worker) serve(runner Runner, cfg WorkerConfig) error {
 }
 
 // read dispatches incoming lines: execs to the serve loop, replies to waiting calls.
-func (wk *worker) read(execs chan<- message, errc chan<- error) {
+func (wk *worker) read(execs chan<- wire.Message, errc chan<- error) {
 	for {
-		m, err := wk.conn.recv()
+		m, err := wk.conn.Recv()
 		if err != nil {
 			wk.closeWaiting()
 			errc <- err
 			return
 		}
 		switch m.Op {
-		case "exec", "validate":
+		case wire.OpExec, wire.OpValidate:
 			execs <- m
-		case "reply":
+		case wire.OpReply:
 			wk.deliver(m.ID, m.Call)
-		case "shutdown":
+		case wire.OpShutdown:
 			wk.closeWaiting()
 			errc <- io.EOF
 			return
@@ -178,13 +195,13 @@ func (wk *worker) read(execs chan<- message, errc chan<- error) {
 	}
 }
 
-func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResult, json.RawMessage, *toolLog) {
+func (wk *worker) runCell(runner Runner, cfg Config, m wire.Message) (*wire.Result, json.RawMessage, *wire.ToolLog) {
 	rj, err := parseJournal(m.Journal)
 	if err != nil {
-		return &cellResult{Err: errorInfoOf(fault.Wrap(fault.Logic, err, "replay"))}, nil, nil
+		return &wire.Result{Err: errorOf(fault.Wrap(fault.Logic, err, "replay"))}, nil, nil
 	}
 	wk.mu.Lock()
-	wk.cell, wk.seq, wk.log, wk.full = m.ID, 0, toolLog{}, ""
+	wk.cell, wk.seq, wk.log, wk.full = m.ID, 0, wire.ToolLog{}, ""
 	wk.journal.Reset()
 	wk.room = [2]int64{m.CellRoom, m.SessionRoom}
 	wk.replay = nil
@@ -202,7 +219,7 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	r := runner.Run(ctx, []byte(m.Code), cfg.Validate)
 	bg := leftRunning(before)
 	vars := runner.Vars()
-	var locals []Var
+	var locals []engine.Var
 	if !bg { // goroutines the cell left could be changing the values as they are read
 		locals = runner.Locals()
 	}
@@ -219,9 +236,9 @@ func (wk *worker) runCell(runner Runner, cfg WorkerConfig, m message) (*cellResu
 	if wk.local != nil {
 		r.Stdout += wk.local.hints.take()
 	}
-	return &cellResult{
+	return &wire.Result{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorInfoOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
+		Err: errorOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
 	}, journal, &log
 }
 
@@ -233,8 +250,8 @@ func finalValue(f *engine.Final) *string {
 	return &v
 }
 
-// errorInfoOf flattens an error for the protocol; an error without a kind is a code error.
-func errorInfoOf(err error) *errorInfo {
+// errorOf flattens an error for the protocol; an error without a kind is a code error.
+func errorOf(err error) *wire.Error {
 	if err == nil {
 		return nil
 	}
@@ -242,7 +259,7 @@ func errorInfoOf(err error) *errorInfo {
 	if kind == "" {
 		kind = fault.Code
 	}
-	info := &errorInfo{Kind: string(kind), Message: err.Error()}
+	info := &wire.Error{Kind: string(kind), Message: err.Error()}
 	var pe interface{ Position() string }
 	if errors.As(err, &pe) {
 		info.Pos = pe.Position()
@@ -378,7 +395,7 @@ func argsKey(name string, args []any) string {
 
 // remote asks the parent and waits for its reply or the end of the cell.
 func (wk *worker) remote(ctx context.Context, cell int64, seq int, name string, args []any) (any, error) {
-	ch := make(chan call, 1)
+	ch := make(chan wire.Call, 1)
 	wk.mu.Lock()
 	closed := wk.closed
 	if !closed {
@@ -393,7 +410,7 @@ func (wk *worker) remote(ctx context.Context, cell int64, seq int, name string, 
 		delete(wk.waiting, seq)
 		wk.mu.Unlock()
 	}()
-	if err := wk.conn.send(message{Op: "call", ID: cell, Call: &call{Seq: seq, Name: name, Args: args}}); err != nil {
+	if err := wk.conn.Send(wire.Message{Op: wire.OpCall, ID: cell, Call: &wire.Call{Seq: seq, Name: name, Args: args}}); err != nil {
 		return nil, err
 	}
 	select {
@@ -407,7 +424,7 @@ func (wk *worker) remote(ctx context.Context, cell int64, seq int, name string, 
 	}
 }
 
-// logCall counts the call, and logs it in full if it is among the cell's first maxLoggedCalls.
+// logCall counts the call, and logs it in full if it is among the cell's first wire.MaxLoggedCalls.
 func (wk *worker) logCall(cell int64, name string, args []any, v any, err error) {
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
@@ -418,23 +435,23 @@ func (wk *worker) logCall(cell int64, name string, args []any, v any, err error)
 		wk.log.Counts = map[string]int{}
 	}
 	wk.log.Counts[name]++
-	if len(wk.log.Calls) >= maxLoggedCalls {
+	if len(wk.log.Calls) >= wire.MaxLoggedCalls {
 		return
 	}
 	cut := make([]any, len(args))
 	for i, a := range args {
 		if s, ok := a.(string); ok {
-			a = cutText(s)
+			a = wire.Cut(s)
 		}
 		cut[i] = a
 	}
-	c := call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: cutText(errText(err))}
+	c := wire.Call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: wire.Cut(errText(err))}
 	if err == nil {
 		if s, ok := v.(string); ok {
-			v = cutText(s) // before encoding: a text(ctx) result is up to 32M characters
+			v = wire.Cut(s) // before encoding: a text(ctx) result is up to 32M characters
 		}
 		res, _ := json.Marshal(v)
-		c.Result = cutText(string(res))
+		c.Result = wire.Cut(string(res))
 	}
 	wk.log.Calls = append(wk.log.Calls, c)
 }
@@ -512,7 +529,6 @@ func plainNumbers(v any) any {
 	}
 	return v
 }
-
 func errText(err error) string {
 	if err == nil {
 		return ""
@@ -520,12 +536,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (wk *worker) deliver(cell int64, c *call) {
+func (wk *worker) deliver(cell int64, c *wire.Call) {
 	if c == nil {
 		return
 	}
 	wk.mu.Lock()
-	var ch chan call
+	var ch chan wire.Call
 	if cell == wk.cell {
 		ch = wk.waiting[c.Seq]
 		delete(wk.waiting, c.Seq)
@@ -541,7 +557,7 @@ func (wk *worker) closeWaiting() {
 	defer wk.mu.Unlock()
 	wk.closed = true
 	for seq, ch := range wk.waiting {
-		ch <- call{Seq: seq, Err: "the session is closing"}
+		ch <- wire.Call{Seq: seq, Err: "the session is closing"}
 		delete(wk.waiting, seq)
 	}
 }

@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ type blockedRoot struct {
 // (search, and write for the workspace), so each root is checked here. A --root or workspace the
 // worker cannot use is an error; a context file's directory (a root nobody asked for by name) is
 // left out and remembered, so the context tools still work.
-func openFileTools(cfg WorkerConfig) (*tools.Files, []blockedRoot, error) {
+func openFileTools(cfg Config) (*tools.Files, []blockedRoot, error) {
 	var dirs []tools.Dir
 	var blocked []blockedRoot
 	fail := func(err error) (*tools.Files, []blockedRoot, error) {

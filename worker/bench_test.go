@@ -1,0 +1,106 @@
+package worker
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/wire"
+)
+
+// BenchmarkPeekLoopInProcess runs the cells of repl's BenchmarkPeekLoop (a context read in
+// 16,000-character peeks) on a worker's Host in this process, with the result message encoded
+// and decoded as the protocol does, but no process boundary: the engine, tool and journal costs
+// alone, for profiling (-cpuprofile):
+//
+//	go test ./worker -run '^$' -bench PeekLoopInProcess -benchtime 3x
+//
+// RLM_BENCH_CONTEXT_MB sets the context's size (default 256).
+func BenchmarkPeekLoopInProcess(b *testing.B) {
+	mb := 256
+	if v, err := strconv.Atoi(os.Getenv("RLM_BENCH_CONTEXT_MB")); err == nil && v > 0 {
+		mb = v
+	}
+	path, size := benchLog(b, mb)
+	for _, lang := range []string{"go", "js"} {
+		b.Run(lang, func(b *testing.B) {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			cfg := Config{Lang: lang, Validate: true, Contexts: []string{path}, ContextFDs: []int{int(f.Fd())}}
+			lt, err := openContextTools(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			wk := &worker{local: lt, waiting: map[int]chan wire.Call{}}
+			r, err := NewRunner(cfg, wk)
+			if err != nil {
+				b.Fatal(err)
+			}
+			want := strconv.FormatInt(size, 10) + "\n"
+			var cell time.Duration
+			id := int64(0)
+			for b.Loop() {
+				start := time.Now()
+				id++
+				res, journal, log := wk.runCell(r, cfg, wire.Message{Op: wire.OpExec, ID: id, Code: peekLoop[lang]})
+				line, err := json.Marshal(wire.Message{Op: wire.OpResult, ID: id, Result: res, Journal: journal, Tools: log})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var back wire.Message
+				if err := json.Unmarshal(line, &back); err != nil {
+					b.Fatal(err)
+				}
+				cell += time.Since(start)
+				if res.Err != nil || res.Stdout != want {
+					b.Fatalf("got %q, %v", res.Stdout, res.Err)
+				}
+			}
+			b.ReportMetric(float64(size)*float64(b.N)/cell.Seconds()/1e9, "GB/s")
+		})
+	}
+}
+
+// peekLoop is the loop models write to read a whole context, in each language.
+var peekLoop = map[string]string{
+	"go": `n := length(context)
+total := 0
+for off := 0; off < n; off += 16000 {
+	total += len(peek(context, off, 16000))
+}
+print(total)`,
+	"js": `let total = 0;
+const n = length(context);
+for (let off = 0; off < n; off += 16000) total += peek(context, off, 16000).length;
+print(total);`,
+}
+
+// benchLog writes an ASCII log of about mb megabytes and returns its path and size.
+func benchLog(b *testing.B, mb int) (string, int64) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), fmt.Sprintf("log-%dMB.txt", mb))
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	for i := 0; n < int64(mb)<<20; i++ {
+		k, _ := fmt.Fprintf(w, "2026-11-01T10:%02d:%02dZ %s [svc-%d] request %d served in %d ms\n",
+			i/60%60, i%60, []string{"INFO ", "WARN ", "ERROR"}[i%3], i%7, i, i%997)
+		n += int64(k)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return path, n
+}
