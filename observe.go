@@ -123,8 +123,8 @@ func (o *recorder) ModelCall(mc controller.ModelCall) {
 
 func (o *recorder) Cell(c controller.Cell) {
 	res := c.Result
-	o.warn(o.rec.DB.RecordStep(context.Background(), record.Step(o.rec.Task, c, o.r.NoValidate)))
-	o.rec.Tools.Add(record.ToolRows(o.rec.Task, c.Step, res))
+	o.warn(o.rec.DB.RecordStep(context.Background(), stepRow(o.rec.Task, c, o.r.NoValidate)))
+	o.rec.Tools.Add(toolRows(o.rec.Task, c.Step, res))
 	if o.prog.verbose {
 		o.prog.line("cell %d.%d:\n%s\n--- output ---\n%s", c.Step, c.Index+1, c.Code, res.Stdout)
 		if res.Err != nil {
@@ -135,9 +135,9 @@ func (o *recorder) Cell(c controller.Cell) {
 }
 
 func (o *recorder) SubCall(sc controller.SubCall) {
-	path, err := o.rec.Prompts.Save(record.SubCall(sc))
+	path, err := o.rec.Prompts.Save(subCallRecord(sc))
 	o.warn(err)
-	o.rec.Tools.Add([]audit.ToolCall{record.SubCallRow(o.rec.Task, sc, path)})
+	o.rec.Tools.Add([]audit.ToolCall{subCallRow(o.rec.Task, sc, path)})
 	o.mu.Lock()
 	o.subCalls++
 	o.mu.Unlock()
@@ -146,7 +146,7 @@ func (o *recorder) SubCall(sc controller.SubCall) {
 }
 
 func (o *recorder) Iteration(it controller.Iteration) {
-	o.warn(o.rec.Trace.Iteration(record.Iteration(it)))
+	o.warn(o.rec.Trace.Iteration(iterationRecord(it)))
 	o.mu.Lock()
 	o.iterations = it.Step
 	sp := o.r.client.Spent()

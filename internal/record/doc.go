@@ -8,6 +8,7 @@
 //
 // Everything passes through the run's redactor. Tool-call rows are written off the cells'
 // critical path by one goroutine (Tools), which the end of the run waits for a bounded time.
-// The package converts the controller's events into these records; deciding what a run does is
-// not its business.
+// It writes records and knows nothing of what produces them: the root package converts the
+// controller's events into them (records.go), so this package sits below the controller and the
+// REPL, not above them (TestRecordImportsNoPhase).
 package record

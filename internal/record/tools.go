@@ -2,43 +2,12 @@ package record
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rlm-sandbox/rlm/audit"
-	"github.com/rlm-sandbox/rlm/repl"
 )
-
-// ToolRows are a cell's rows for the tool_calls table: its first calls one by one (the session
-// keeps the first 100), then one row per tool with the number of calls not recorded one by one.
-// Sub-calls are left out: they are recorded as they end, with their prompt files.
-func ToolRows(task string, step int, res repl.Result) []audit.ToolCall {
-	var rows []audit.ToolCall
-	logged := map[string]int{}
-	for _, tc := range res.Tools {
-		logged[tc.Name]++
-		if subCall(tc.Name) {
-			continue
-		}
-		rows = append(rows, audit.ToolCall{Task: task, Step: step, Name: tc.Name, Args: tc.Args, Result: tc.Result, Error: tc.Err})
-	}
-	names := slices.Sorted(maps.Keys(res.ToolCounts))
-	for _, name := range names {
-		n := res.ToolCounts[name]
-		if more := n - logged[name]; more > 0 && !subCall(name) {
-			rows = append(rows, audit.ToolCall{Task: task, Step: step, Name: name,
-				Args:   map[string]int{"calls": n, "recorded": logged[name]},
-				Result: fmt.Sprintf("%d more %s calls in this cell, counted but not recorded one by one", more, name)})
-		}
-	}
-	return rows
-}
-
-func subCall(name string) bool { return name == "llm_query" || name == "llm_query_batched" }
 
 // Tools writes tool-call rows off the cells' critical path: Add queues a cell's rows, one
 // goroutine writes each batch in one transaction, and closing waits a bounded time for the
