@@ -268,7 +268,7 @@ func TestAskScript(t *testing.T) {
 		{"count.js", `print(count(context, "ERROR"))`, rlm.Completed, "", "2\n", "", ""},
 		{"final.js", `print("counting"); FINAL(count(context, "ERROR"))`, rlm.Answered, "2", "counting\n", "", ""},
 		{"final.go.txt", "n := count(context, \"ERROR\")\nFINAL(n * 10)", rlm.Answered, "20", "", "", ""},
-		{"ask.js", `llm_query("hi")`, rlm.Failed, "", "", fault.Code, "ask.js:1:10: Uncaught Error: llm_query needs a model"},
+		{"ask.js", `llm_query("hi")`, rlm.Failed, "", "", fault.Denied, "ask.js:1:10: Uncaught Error: llm_query needs a model"},
 		{"bad.js", `eval("1")`, rlm.Failed, "", "", fault.Rejected, "bad.js:1:1: evaluator"},
 	}
 	for _, tt := range tests {

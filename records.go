@@ -25,12 +25,9 @@ func iterationRecord(it controller.Iteration) trace.Iteration {
 		ti.Prompt = append(ti.Prompt, trace.Message{Role: m.Role, Content: m.Content})
 	}
 	for _, c := range it.Cells {
-		cb := trace.CodeBlock{Code: c.Code, Stdout: c.Result.Stdout, Time: c.Took, ErrKind: fault.KindOf(c.Result.Err)}
+		cb := trace.CodeBlock{Code: c.Code, Stdout: c.Result.Stdout, Time: c.Took, ErrKind: fault.Classify(c.Result.Err)}
 		if c.Result.Err != nil {
 			cb.ErrMsg = c.Result.Err.Error()
-			if cb.ErrKind == "" {
-				cb.ErrKind = fault.Code
-			}
 		} else {
 			cb.Final = c.Result.Final
 		}

@@ -181,9 +181,4 @@ func clip(s string, limit int) string {
 	return string(r[:head]) + fmt.Sprintf("\n[... %d of %d characters omitted ...]\n", n-head-tail, n) + string(r[n-tail:])
 }
 
-func kindName(err error) string {
-	if k := fault.KindOf(err); k != "" {
-		return string(k)
-	}
-	return string(fault.Code)
-}
+func kindName(err error) string { return string(fault.Classify(err)) }

@@ -229,11 +229,7 @@ func (r *run) streakCheck(oc outcome) error {
 	if oc.denied {
 		return fault.New(fault.Denied, "the sandbox refused the code's operations in %d replies in a row; the task needs access rlm does not grant (check --root and --out, or run the step yourself)", r.failedStreak)
 	}
-	kind := fault.KindOf(oc.err)
-	if kind == "" {
-		kind = fault.Code
-	}
-	return fault.New(kind, "no code block worked in %d replies in a row, so the run stops (last error: %s); %s", r.failedStreak, clip(oc.err.Error(), 300), streakFix(oc.err, r.cfg.Session.CellTimeout))
+	return fault.New(fault.Classify(oc.err), "no code block worked in %d replies in a row, so the run stops (last error: %s); %s", r.failedStreak, clip(oc.err.Error(), 300), streakFix(oc.err, r.cfg.Session.CellTimeout))
 }
 
 // streakFix is what to do about blocks that kept failing, by what failed last.

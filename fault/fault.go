@@ -3,6 +3,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Kind classifies a failure. The set is closed: use only the constants below.
@@ -72,4 +73,25 @@ func KindOf(err error) Kind {
 		}
 	}
 	return ""
+}
+
+// Classify is the kind of a failed cell's or call's error: KindOf(err), or Code when err carries
+// none (the code failed in a way nothing classified). A nil err has no kind (""). This is the
+// one place where "no kind" is taken for Code.
+func Classify(err error) Kind {
+	if err == nil {
+		return ""
+	}
+	if k := KindOf(err); k != "" {
+		return k
+	}
+	return Code
+}
+
+// Parse is the kind named s, as another process wrote it; a name outside the closed set is Code.
+func Parse(s string) Kind {
+	if k := Kind(s); slices.Contains(Kinds, k) {
+		return k
+	}
+	return Code
 }

@@ -340,7 +340,7 @@ func (s *callServer) serve(m wire.Message) {
 	select {
 	case s.sem <- struct{}{}:
 	default:
-		s.reply(wire.Call{Seq: c.Seq, Name: c.Name, Err: fmt.Sprintf("%s: more than %d host calls at once; make them one after another", c.Name, maxConcurrentCalls)})
+		s.reply(wire.Call{Seq: c.Seq, Name: c.Name, Err: wire.Errorf(fault.Limit, "%s: more than %d host calls at once; make them one after another", c.Name, maxConcurrentCalls)})
 		return
 	}
 	s.wg.Add(1)
@@ -350,14 +350,14 @@ func (s *callServer) serve(m wire.Message) {
 		reply := wire.Call{Seq: c.Seq, Name: c.Name}
 		defer func() {
 			if r := recover(); r != nil { // a Host's bug fails the call, not the parent
-				reply.Result, reply.Err = nil, fmt.Sprintf("%s failed in the host: %v", c.Name, r)
+				reply.Result, reply.Err = nil, wire.Errorf(fault.Code, "%s failed in the host: %v", c.Name, r)
 				s.reply(reply)
 			}
 		}()
 		if s.host == nil {
-			reply.Err = fmt.Sprintf("%s is not available in this session", c.Name)
+			reply.Err = wire.Errorf(fault.Denied, "%s is not available in this session", c.Name)
 		} else if v, err := s.host.Call(s.ctx, c.Name, c.Args); err != nil {
-			reply.Err = err.Error()
+			reply.Err = wire.ErrorOf(err)
 		} else {
 			reply.Result = v
 		}
@@ -390,7 +390,7 @@ func resultOf(r *wire.Result, outputCap int) Result {
 		res.Truncated = true
 	}
 	if r.Err != nil {
-		res.Err = &CellError{Kind: fault.Kind(r.Err.Kind), Msg: r.Err.Message, Pos: r.Err.Pos}
+		res.Err = &CellError{Kind: fault.Parse(r.Err.Kind), Msg: r.Err.Message, Pos: r.Err.Pos}
 	}
 	return res
 }
@@ -412,6 +412,14 @@ func localsOf(vars []string, locals []Var) []Var {
 // outputSlack is room for the engines' own truncation marker past the output cap.
 const outputSlack = 200
 
+// toolErr is a logged call's error text, cut again: the worker is not trusted.
+func toolErr(e *wire.Error) string {
+	if e == nil {
+		return ""
+	}
+	return wire.Cut(e.Message)
+}
+
 // toolsOf converts the worker's tool log, cut again to its bounds: the worker is not trusted.
 func toolsOf(l *wire.ToolLog) ([]ToolCall, map[string]int) {
 	if l == nil {
@@ -428,7 +436,7 @@ func toolsOf(l *wire.ToolLog) ([]ToolCall, map[string]int) {
 			args = append(args, a)
 		}
 		res, _ := c.Result.(string)
-		out = append(out, ToolCall{Name: wire.Cut(c.Name), Args: args, Result: wire.Cut(res), Err: wire.Cut(c.Err)})
+		out = append(out, ToolCall{Name: wire.Cut(c.Name), Args: args, Result: wire.Cut(res), Err: toolErr(c.Err)})
 	}
 	counts := make(map[string]int, len(l.Counts))
 	for name, n := range l.Counts {

@@ -42,7 +42,7 @@ func Validate(ctx context.Context, o Options, name string, src []byte) (source.L
 			case !ok:
 				return nil, fault.Wrap(fault.Limit, w.death(errWorkerGone), fmt.Sprintf("the validator stopped on this %s source of %d bytes (its process died, out of its %d MiB of memory?); write it simpler: less nesting, fewer chained operators", lang, len(src), memory(o)>>20))
 			case m.Op == wire.OpResult && m.ID == 1 && m.Result != nil && m.Result.Err != nil:
-				return nil, fault.New(fault.Kind(m.Result.Err.Kind), "%s", m.Result.Err.Message)
+				return nil, fault.New(fault.Parse(m.Result.Err.Kind), "%s", m.Result.Err.Message)
 			case m.Op == wire.OpResult && m.ID == 1:
 				return m.Findings, nil
 			}

@@ -3,11 +3,13 @@ package wire
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/tools"
 )
@@ -105,7 +107,7 @@ type Call struct {
 	Name   string `json:"name"`
 	Args   []any  `json:"args,omitempty"`
 	Result any    `json:"result,omitempty"`
-	Err    string `json:"error,omitempty"`
+	Err    *Error `json:"error,omitempty"` // the call failed: its kind, message and position, as a cell's error
 }
 
 // ToolLog is a cell's host calls for the audit trail: the first MaxLoggedCalls in full (long
@@ -136,12 +138,56 @@ type Result struct {
 	Rebuild bool `json:"rebuild,omitempty"`
 }
 
-// Error is an error as it crosses the protocol: a fault kind, a message, a position.
+// Error is an error as it crosses the protocol, either way: a fault kind, a message, a
+// position. A cell's error and a host call's error are both carried as one, so neither side
+// re-imposes a kind the other already knew.
 type Error struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	Pos     string `json:"pos,omitempty"`
 }
+
+// ErrorOf flattens err for the protocol, with its kind (fault.Classify). A position is kept when err has one (Position() string).
+func ErrorOf(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	e := &Error{Kind: string(fault.Classify(err)), Message: err.Error()}
+	var pe interface{ Position() string }
+	if errors.As(err, &pe) {
+		e.Pos = pe.Position()
+	}
+	return e
+}
+
+// Errorf is ErrorOf(fault.New(kind, format, args...)).
+func Errorf(kind fault.Kind, format string, args ...any) *Error {
+	return ErrorOf(fault.New(kind, format, args...))
+}
+
+// Err is e as an error on the receiving side: errors.Is(err, its kind) holds, its message is
+// the sender's, and Position() returns the sender's position. A nil e is a nil error; a kind
+// outside the closed set is a code error.
+func (e *Error) Err() error {
+	if e == nil {
+		return nil
+	}
+	return &received{err: fault.New(fault.Parse(e.Kind), "%s", e.Message), pos: e.Pos}
+}
+
+// received is an Error read from the protocol.
+type received struct {
+	err *fault.Error
+	pos string
+}
+
+func (r *received) Error() string { return r.err.Error() }
+
+// Unwrap is the fault.Error, so errors.Is(err, kind) and fault.KindOf see its kind.
+func (r *received) Unwrap() error { return r.err }
+
+// Position is where the sender said the error is ("" when it did not).
+func (r *received) Position() string { return r.pos }
 
 // Conn reads and writes protocol lines. Writes are serialised; reads happen on one goroutine.
 type Conn struct {

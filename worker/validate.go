@@ -11,11 +11,11 @@ import (
 func validateCell(cfg Config, m wire.Message) wire.Message {
 	lang, err := source.ParseLang(cfg.Lang)
 	if err != nil {
-		return wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: errorOf(fault.Wrap(fault.Schema, err, "validate"))}}
+		return wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: wire.ErrorOf(fault.Wrap(fault.Schema, err, "validate"))}}
 	}
 	res, err := validator.Validate(lang, m.Name, []byte(m.Code), validator.Policy{})
 	if err != nil {
-		return wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: errorOf(err)}}
+		return wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: wire.ErrorOf(err)}}
 	}
 	return wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{}, Findings: res.Findings}
 }

@@ -118,7 +118,7 @@ type journalEntry struct {
 	Name   string          `json:"n"`
 	Key    string          `json:"k"`
 	Result json.RawMessage `json:"r,omitempty"`
-	Err    string          `json:"e,omitempty"`
+	Err    *wire.Error     `json:"e,omitempty"`
 }
 
 // worker is the engine's Host inside the worker process. Context tools are served here and
@@ -156,7 +156,7 @@ func (wk *worker) serve(runner Runner, cfg Config) error {
 			case m.Op == wire.OpValidate:
 				reply = validateCell(cfg, m)
 			case runner == nil:
-				reply = wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: errorOf(fault.New(fault.Logic, "this worker only validates"))}}
+				reply = wire.Message{Op: wire.OpResult, ID: m.ID, Result: &wire.Result{Err: wire.ErrorOf(fault.New(fault.Logic, "this worker only validates"))}}
 			default:
 				res, journal, log := wk.runCell(runner, cfg, m)
 				reply = wire.Message{Op: wire.OpResult, ID: m.ID, Result: res, Journal: journal, Tools: log}
@@ -198,7 +198,7 @@ func (wk *worker) read(execs chan<- wire.Message, errc chan<- error) {
 func (wk *worker) runCell(runner Runner, cfg Config, m wire.Message) (*wire.Result, json.RawMessage, *wire.ToolLog) {
 	rj, err := parseJournal(m.Journal)
 	if err != nil {
-		return &wire.Result{Err: errorOf(fault.Wrap(fault.Logic, err, "replay"))}, nil, nil
+		return &wire.Result{Err: wire.ErrorOf(fault.Wrap(fault.Logic, err, "replay"))}, nil, nil
 	}
 	wk.mu.Lock()
 	wk.cell, wk.seq, wk.log, wk.full = m.ID, 0, wire.ToolLog{}, ""
@@ -238,7 +238,7 @@ func (wk *worker) runCell(runner Runner, cfg Config, m wire.Message) (*wire.Resu
 	}
 	return &wire.Result{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
-		Err: errorOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
+		Err: wire.ErrorOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
 	}, journal, &log
 }
 
@@ -248,23 +248,6 @@ func finalValue(f *engine.Final) *string {
 	}
 	v := f.Value
 	return &v
-}
-
-// errorOf flattens an error for the protocol; an error without a kind is a code error.
-func errorOf(err error) *wire.Error {
-	if err == nil {
-		return nil
-	}
-	kind := fault.KindOf(err)
-	if kind == "" {
-		kind = fault.Code
-	}
-	info := &wire.Error{Kind: string(kind), Message: err.Error()}
-	var pe interface{ Position() string }
-	if errors.As(err, &pe) {
-		info.Pos = pe.Position()
-	}
-	return info
 }
 
 // Call implements engine.Host for the engine running in this worker.
@@ -320,7 +303,7 @@ func (wk *worker) journaled(ctx context.Context, cell int64, seq int, name strin
 // dropped, the journal is closed with a marker, and the call fails with a limit error, as does
 // every later journaled call of the cell (a replay serves the same error from the marker).
 func (wk *worker) keep(cell int64, name string, args []any, v any, callErr error) error {
-	e := journalEntry{Name: name, Key: argsKey(name, args), Err: errText(callErr)}
+	e := journalEntry{Name: name, Key: argsKey(name, args), Err: wire.ErrorOf(callErr)}
 	if callErr == nil {
 		raw, err := json.Marshal(v)
 		if err != nil {
@@ -347,7 +330,7 @@ func (wk *worker) keep(cell int64, name string, args []any, v any, callErr error
 	} else {
 		wk.full = roomMessage(name, false, wk.sessionBound)
 	}
-	marker, _ := json.Marshal(journalEntry{Name: overflowName, Err: wk.full})
+	marker, _ := json.Marshal(journalEntry{Name: overflowName, Err: wire.Errorf(fault.Limit, "%s", wk.full)})
 	wk.appendEntry(marker)
 	return fault.New(fault.Limit, "%s", wk.full)
 }
@@ -415,8 +398,8 @@ func (wk *worker) remote(ctx context.Context, cell int64, seq int, name string, 
 	}
 	select {
 	case got := <-ch:
-		if got.Err != "" {
-			return nil, errors.New(got.Err)
+		if got.Err != nil {
+			return nil, got.Err.Err()
 		}
 		return got.Result, nil
 	case <-ctx.Done():
@@ -445,7 +428,7 @@ func (wk *worker) logCall(cell int64, name string, args []any, v any, err error)
 		}
 		cut[i] = a
 	}
-	c := wire.Call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: wire.Cut(errText(err))}
+	c := wire.Call{Seq: len(wk.log.Calls), Name: name, Args: cut, Err: cutError(err)}
 	if err == nil {
 		if s, ok := v.(string); ok {
 			v = wire.Cut(s) // before encoding: a text(ctx) result is up to 32M characters
@@ -460,7 +443,7 @@ func (wk *worker) logCall(cell int64, name string, args []any, v any, err error)
 // recorded result once, in the order recorded.
 type replayJournal struct {
 	byKey    map[string][]journalEntry
-	overflow string // the error of calls past a full journal, if the cell ran out of room
+	overflow error // the error of calls past a full journal, if the cell ran out of room
 }
 
 func parseJournal(raw json.RawMessage) (*replayJournal, error) {
@@ -474,7 +457,7 @@ func parseJournal(raw json.RawMessage) (*replayJournal, error) {
 	}
 	for _, e := range entries {
 		if e.Name == overflowName {
-			rj.overflow = e.Err
+			rj.overflow = e.Err.Err()
 			continue
 		}
 		rj.byKey[e.Name+"\x00"+e.Key] = append(rj.byKey[e.Name+"\x00"+e.Key], e)
@@ -488,15 +471,15 @@ func (rj *replayJournal) serve(name string, args []any) (any, error) {
 	k := name + "\x00" + argsKey(name, args)
 	q := rj.byKey[k]
 	if len(q) == 0 {
-		if rj.overflow != "" {
-			return nil, fault.New(fault.Limit, "%s", rj.overflow)
+		if rj.overflow != nil {
+			return nil, rj.overflow
 		}
 		return nil, fault.New(fault.Logic, "replay diverged: the cell called %s with arguments it did not use the first time", name)
 	}
 	e := q[0]
 	rj.byKey[k] = q[1:]
-	if e.Err != "" {
-		return nil, errors.New(e.Err)
+	if e.Err != nil {
+		return nil, e.Err.Err()
 	}
 	var v any
 	if len(e.Result) > 0 {
@@ -529,11 +512,14 @@ func plainNumbers(v any) any {
 	}
 	return v
 }
-func errText(err error) string {
-	if err == nil {
-		return ""
+
+// cutError is err for the tool log: its kind, and its message cut to wire.LoggedChars.
+func cutError(err error) *wire.Error {
+	e := wire.ErrorOf(err)
+	if e != nil {
+		e.Message = wire.Cut(e.Message)
 	}
-	return err.Error()
+	return e
 }
 
 func (wk *worker) deliver(cell int64, c *wire.Call) {
@@ -557,7 +543,7 @@ func (wk *worker) closeWaiting() {
 	defer wk.mu.Unlock()
 	wk.closed = true
 	for seq, ch := range wk.waiting {
-		ch <- wire.Call{Seq: seq, Err: "the session is closing"}
+		ch <- wire.Call{Seq: seq, Err: wire.Errorf(fault.Crashed, "the session is closing")}
 		delete(wk.waiting, seq)
 	}
 }

@@ -163,7 +163,7 @@ func evalTasks(dir string, f evalFlags, specs []evalset.Spec) ([]batch.Task, map
 func evalOutcome(task evalset.Task, r batch.Result) evalset.Outcome {
 	o := evalset.Outcome{Task: task, Answer: r.Answer, Tokens: r.Usage.Tokens, Calls: r.Usage.Calls, Wall: time.Duration(r.DurationMS) * time.Millisecond}
 	if r.Error != nil {
-		o.Err, o.Answer = fault.New(fault.Kind(r.Error.Kind), "%s", r.Error.Message), ""
+		o.Err, o.Answer = fault.New(fault.Parse(r.Error.Kind), "%s", r.Error.Message), ""
 	}
 	return o
 }

@@ -158,11 +158,7 @@ func (r *Runner) run(ctx context.Context, spec Spec) (Reply, error) {
 		return rep, fault.New(fault.Crashed, "sub-run %s failed (%v): %s", spec.Name, runErr, lastLine(stderr.String()))
 	}
 	if rep.Error != nil {
-		kind := fault.Kind(rep.Error.Kind)
-		if !slices.Contains(fault.Kinds, kind) {
-			kind = fault.Code
-		}
-		return rep, fault.New(kind, "sub-run %s: %s", spec.Name, rep.Error.Message)
+		return rep, fault.New(fault.Parse(rep.Error.Kind), "sub-run %s: %s", spec.Name, rep.Error.Message)
 	}
 	return rep, nil
 }
