@@ -131,7 +131,7 @@ func (r *run) openRecords() error {
 		Home: r.Home, Started: r.started, NoLog: r.NoLog,
 		Task: audit.Task{ID: r.task, Question: r.question, CtxFiles: r.Files, Lang: r.Lang, Model: r.rootModel()},
 		Meta: trace.Metadata{
-			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: effective(r.MaxIterations, limits.MaxIterations),
+			RootModel: r.rootModel(), MaxDepth: r.MaxDepth, MaxIterations: limits.Or(r.MaxIterations, limits.MaxIterations),
 			Backend: "openai", BackendKwargs: map[string]any{"base_url": r.llmCfg.BaseURL, "models": r.llmCfg.Models}, Lang: r.Lang,
 		},
 	}
@@ -430,10 +430,3 @@ func failLabel(ctx context.Context, err error) string {
 	return string(kindOf(err))
 }
 
-// effective is v, or def when v is not positive.
-func effective(v, def int) int {
-	if v <= 0 {
-		return def
-	}
-	return v
-}

@@ -90,7 +90,7 @@ func (w *Worker) loop(ctx context.Context) error {
 // handle runs one delivery to its end: a result, or the job handed back.
 func (w *Worker) handle(ctx context.Context, d Delivery) error {
 	j := d.Job()
-	if limit := effectiveAttempts(w.MaxAttempts); d.Attempt() > limit {
+	if limit := limits.Or(w.MaxAttempts, limits.JobAttempts); d.Attempt() > limit {
 		r := Result{ID: j.ID, Status: "failed", Worker: w.Name, Attempt: d.Attempt(),
 			Error: &Error{Kind: string(fault.Crashed), Message: fmt.Sprintf("the task was started %d times and no worker finished it (each died or was stopped mid-task); look for out-of-memory kills in the workers' logs", limit)}}
 		return d.Finish(ctx, r)
@@ -268,12 +268,6 @@ func (w *Worker) logf(format string, args ...any) {
 	}
 }
 
-func effectiveAttempts(n int) int {
-	if n <= 0 {
-		return limits.JobAttempts
-	}
-	return n
-}
 
 func workerName() string {
 	host, _ := os.Hostname()

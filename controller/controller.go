@@ -117,18 +117,13 @@ type Iteration struct {
 }
 
 func (c Config) withDefaults() Config {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&c.MaxIterations, limits.MaxIterations)
-	def(&c.MaxSubCalls, limits.SubCalls)
-	def(&c.MaxBatches, limits.Batches)
-	def(&c.BatchWidth, limits.BatchWidth)
-	def(&c.Window, limits.Window)
-	def(&c.FeedbackChars, limits.FeedbackChars)
-	def(&c.MaxBlocks, limits.MaxBlocks)
+	c.MaxIterations = limits.Or(c.MaxIterations, limits.MaxIterations)
+	c.MaxSubCalls = limits.Or(c.MaxSubCalls, limits.SubCalls)
+	c.MaxBatches = limits.Or(c.MaxBatches, limits.Batches)
+	c.BatchWidth = limits.Or(c.BatchWidth, limits.BatchWidth)
+	c.Window = limits.Or(c.Window, limits.Window)
+	c.FeedbackChars = limits.Or(c.FeedbackChars, limits.FeedbackChars)
+	c.MaxBlocks = limits.Or(c.MaxBlocks, limits.MaxBlocks)
 	// The session's values, resolved here once: the prompt states them, and the session
 	// enforces the same.
 	c.Session = c.Session.WithDefaults()

@@ -38,9 +38,7 @@ func (l API) Effective() API {
 		{&l.OutputChars, OutputChars}, {&l.FinalChars, FinalChars}, {&l.SubCalls, SubCalls},
 		{&l.Batches, Batches}, {&l.BatchWidth, BatchWidth},
 	} {
-		if *f.v <= 0 {
-			*f.v = f.def
-		}
+		*f.v = Or(*f.v, f.def)
 	}
 	return l
 }

@@ -171,3 +171,13 @@ const (
 	AbortWait   = 10 * time.Second    // how long `rlm abort` waits for the run to exit
 	EvalTimeout = 30 * time.Minute    // wall clock of one `rlm eval` task
 )
+
+// Or is v, or d when v is zero or less: a limit left at zero means its default, never
+// "unlimited", and a negative one is not a limit either. Every package fills its defaults in
+// through it, so the rule is written once.
+func Or[T ~int | ~int64 | ~float64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

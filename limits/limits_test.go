@@ -87,3 +87,18 @@ func TestStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestOr: zero or less means the default; anything positive is kept, in every type it serves.
+func TestOr(t *testing.T) {
+	for _, tc := range []struct{ v, d, want int }{{0, 5, 5}, {-1, 5, 5}, {1, 5, 1}, {7, 5, 7}} {
+		if got := limits.Or(tc.v, tc.d); got != tc.want {
+			t.Errorf("Or(%d, %d) = %d; want %d", tc.v, tc.d, got, tc.want)
+		}
+	}
+	if got := limits.Or(time.Duration(0), time.Second); got != time.Second {
+		t.Errorf("Or(0s, 1s) = %v", got)
+	}
+	if got := limits.Or(-0.5, 2.0); got != 2.0 {
+		t.Errorf("Or(-0.5, 2) = %v", got)
+	}
+}

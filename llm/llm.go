@@ -215,26 +215,16 @@ const DefaultBaseURL = "https://api.openai.com/v1/"
 const DefaultAnthropicBaseURL = "https://api.anthropic.com"
 
 func (c Config) withDefaults() Config {
-	def := func(p *int, v int) {
-		if *p <= 0 {
-			*p = v
-		}
-	}
-	defD := func(p *time.Duration, v time.Duration) {
-		if *p <= 0 {
-			*p = v
-		}
-	}
-	def(&c.MaxCalls, limits.MaxCalls)
-	def(&c.MaxTokens, limits.MaxTokens)
-	def(&c.MaxAttempts, limits.CallAttempts)
-	def(&c.BreakerErrors, limits.BreakerErrors)
-	defD(&c.ConnectTimeout, limits.ConnectTimeout)
-	defD(&c.IdleTimeout, limits.StreamIdle)
-	defD(&c.MinBackoff, limits.RetryMinBackoff)
-	defD(&c.MaxBackoff, limits.RetryMaxBackoff)
-	defD(&c.BreakerWindow, limits.BreakerWindow)
-	defD(&c.QuotaProbe, limits.QuotaProbe)
+	c.MaxCalls = limits.Or(c.MaxCalls, limits.MaxCalls)
+	c.MaxTokens = limits.Or(c.MaxTokens, limits.MaxTokens)
+	c.MaxAttempts = limits.Or(c.MaxAttempts, limits.CallAttempts)
+	c.BreakerErrors = limits.Or(c.BreakerErrors, limits.BreakerErrors)
+	c.ConnectTimeout = limits.Or(c.ConnectTimeout, limits.ConnectTimeout)
+	c.IdleTimeout = limits.Or(c.IdleTimeout, limits.StreamIdle)
+	c.MinBackoff = limits.Or(c.MinBackoff, limits.RetryMinBackoff)
+	c.MaxBackoff = limits.Or(c.MaxBackoff, limits.RetryMaxBackoff)
+	c.BreakerWindow = limits.Or(c.BreakerWindow, limits.BreakerWindow)
+	c.QuotaProbe = limits.Or(c.QuotaProbe, limits.QuotaProbe)
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}

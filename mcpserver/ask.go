@@ -133,7 +133,7 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 		set       func(int)
 		configure string
 	}{
-		{"max_iterations", l.MaxIterations, effective(s.opts.MaxIterations, limits.MaxIterations), func(n int) { o.MaxIterations = n }, "--max-iterations"},
+		{"max_iterations", l.MaxIterations, limits.Or(s.opts.MaxIterations, limits.MaxIterations), func(n int) { o.MaxIterations = n }, "--max-iterations"},
 		{"max_sub_calls", l.MaxSubCalls, s.opts.Limits.Effective().SubCalls, func(n int) { o.Limits.SubCalls = n }, "--max-subcalls"},
 		{"max_calls", l.MaxCalls, s.caps.Calls, func(n int) { o.Model.MaxCalls = n }, "--max-calls"},
 		{"max_tokens", l.MaxTokens, s.caps.Tokens, func(n int) { o.Model.MaxTokens = n }, "--max-tokens"},
@@ -156,13 +156,6 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 	return o, nil
 }
 
-// effective is v, or def when v is not set.
-func effective(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
-}
 
 func (s *Server) runTimeout() time.Duration {
 	if s.opts.Timeout > 0 {

@@ -25,20 +25,14 @@ type Limits struct {
 	TextChars     int // characters Text returns (32,000,000); longer documents are an error
 }
 
-// Effective returns l with every zero field replaced by its default (package limits).
+// Effective returns l with every zero (or negative) field replaced by its default (limits.Or).
 func (l Limits) Effective() Limits {
-	def := func(v, d int) int {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
 	return Limits{
-		PeekChars:     def(l.PeekChars, limits.PeekChars),
-		SearchResults: def(l.SearchResults, limits.SearchResults),
-		LineChars:     def(l.LineChars, limits.MatchChars),
-		Chunks:        def(l.Chunks, limits.Chunks),
-		TextChars:     def(l.TextChars, limits.TextChars),
+		PeekChars:     limits.Or(l.PeekChars, limits.PeekChars),
+		SearchResults: limits.Or(l.SearchResults, limits.SearchResults),
+		LineChars:     limits.Or(l.LineChars, limits.MatchChars),
+		Chunks:        limits.Or(l.Chunks, limits.Chunks),
+		TextChars:     limits.Or(l.TextChars, limits.TextChars),
 	}
 }
 
