@@ -429,4 +429,3 @@ func failLabel(ctx context.Context, err error) string {
 	}
 	return string(kindOf(err))
 }
-

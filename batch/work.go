@@ -268,7 +268,6 @@ func (w *Worker) logf(format string, args ...any) {
 	}
 }
 
-
 func workerName() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s:%d", host, os.Getpid())

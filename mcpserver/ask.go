@@ -156,7 +156,6 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 	return o, nil
 }
 
-
 func (s *Server) runTimeout() time.Duration {
 	if s.opts.Timeout > 0 {
 		return s.opts.Timeout
