@@ -40,3 +40,29 @@ func TestErrorMessageAndCause(t *testing.T) {
 		t.Error("errors.Is(err, Crashed) = true for a Denied error")
 	}
 }
+
+// TestClassifyAndParse: no kind means code, and a kind another process wrote is taken only from
+// the closed set (anything else is code, never a new kind).
+func TestClassifyAndParse(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want fault.Kind
+	}{
+		{nil, ""},
+		{errors.New("plain"), fault.Code},
+		{fault.New(fault.Limit, "cap"), fault.Limit},
+		{fmt.Errorf("wrapped: %w", fault.New(fault.Denied, "no")), fault.Denied},
+	} {
+		if got := fault.Classify(tc.err); got != tc.want {
+			t.Errorf("Classify(%v) = %q; want %q", tc.err, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want fault.Kind
+	}{{"limit", fault.Limit}, {"timeout", fault.Timeout}, {"", fault.Code}, {"LIMIT", fault.Code}, {"root", fault.Code}} {
+		if got := fault.Parse(tc.in); got != tc.want {
+			t.Errorf("Parse(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
