@@ -378,7 +378,7 @@ func (r *run) record(status Status, o outcome) {
 		out.Cost = &trace.Cost{USD: sp.Cost.USD, Unknown: sp.Cost.Unknown}
 	}
 	if o.err != nil {
-		out.ErrKind, out.ErrMsg = kindOf(o.err), o.err.Error()
+		out.ErrKind, out.ErrMsg = fault.Classify(o.err), o.err.Error()
 	}
 	obs.warn(r.rec.Trace.Finish(out))
 	level := slog.LevelInfo
@@ -392,22 +392,15 @@ func (r *run) record(status Status, o outcome) {
 func (r *run) workDir() string { return home.TaskWork(r.Home, r.task) }
 
 // kindOf is err's kind; an error without one is a code error.
-func kindOf(err error) fault.Kind {
-	if k := fault.KindOf(err); k != "" {
-		return k
-	}
-	return fault.Code
-}
-
 // failureOf flattens err (nil for nil).
 func failureOf(err error) *Failure {
 	if err == nil {
 		return nil
 	}
-	f := &Failure{Kind: kindOf(err), Message: err.Error()}
-	var ce *repl.CellError
-	if errors.As(err, &ce) {
-		f.Pos = ce.Pos
+	f := &Failure{Kind: fault.Classify(err), Message: err.Error()}
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Pos.IsValid() {
+		f.Pos = fe.Pos.String()
 	}
 	return f
 }
@@ -427,5 +420,5 @@ func failLabel(ctx context.Context, err error) string {
 		}
 		return cause.Error()
 	}
-	return string(kindOf(err))
+	return string(fault.Classify(err))
 }

@@ -29,11 +29,38 @@ var Kinds = []Kind{Code, Logic, Format, Schema, Timeout, EarlyAbort, Rejected, D
 // Error makes a Kind usable as an error and as an errors.Is target.
 func (k Kind) Error() string { return string(k) }
 
-// Error is an error of a known kind. Msg says what happened and what to do instead.
+// Position is where in a source an error is. Line and Column are 1-based, Column counts bytes,
+// Offset is the byte offset. The zero Position is unknown.
+type Position struct {
+	Filename string `json:"file"`
+	Offset   int    `json:"offset"`
+	Line     int    `json:"line"`
+	Column   int    `json:"col"`
+}
+
+// IsValid reports whether p is known (has a line).
+func (p Position) IsValid() bool { return p.Line > 0 }
+
+// String is FILE:LINE:COL; FILE alone when the line is unknown, "-" when nothing is, as
+// go/token writes positions.
+func (p Position) String() string {
+	switch {
+	case p.IsValid():
+		return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+	case p.Filename != "":
+		return p.Filename
+	}
+	return "-"
+}
+
+// Error is the one error type of every rlm layer: a kind, where (Pos, zero when unknown), the
+// whole message for its reader (Msg: what happened and what to do instead) and the cause (Err,
+// for errors.Is and errors.As; its text is already in Msg when it belongs there).
 type Error struct {
 	Kind Kind
+	Pos  Position
 	Msg  string
-	Err  error // the underlying cause, if any
+	Err  error
 }
 
 // New returns an *Error of kind k with a formatted message.
@@ -41,19 +68,30 @@ func New(k Kind, format string, args ...any) *Error {
 	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Wrap returns an *Error of kind k whose message is msg and whose cause is err.
+// Wrap returns an *Error of kind k whose cause is err and whose message is "msg: " and err's
+// message (msg alone when err is nil, err's message alone when msg is "").
 func Wrap(k Kind, err error, msg string) *Error {
+	switch {
+	case err == nil:
+	case msg == "":
+		msg = err.Error()
+	default:
+		msg += ": " + err.Error()
+	}
 	return &Error{Kind: k, Msg: msg, Err: err}
 }
 
+// Error is "FILE:LINE:COL: message" when the position is known, else the message. An Error
+// with no message says its cause's.
 func (e *Error) Error() string {
-	switch {
-	case e.Msg == "" && e.Err != nil:
-		return e.Err.Error()
-	case e.Err != nil:
-		return e.Msg + ": " + e.Err.Error()
+	msg := e.Msg
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
 	}
-	return e.Msg
+	if e.Pos.IsValid() {
+		return e.Pos.String() + ": " + msg
+	}
+	return msg
 }
 
 // Unwrap returns the cause.

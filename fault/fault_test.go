@@ -66,3 +66,37 @@ func TestClassifyAndParse(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorText: the one error type reads "FILE:LINE:COL: message" when it knows where, its
+// message otherwise, its cause's when it has no message; Wrap puts the cause's text in the
+// message once.
+func TestErrorText(t *testing.T) {
+	at := fault.Position{Filename: "cell.go", Offset: 12, Line: 2, Column: 5}
+	tests := []struct {
+		name string
+		err  *fault.Error
+		want string
+	}{
+		{"message", fault.New(fault.Code, "x is %d", 1), "x is 1"},
+		{"position", &fault.Error{Kind: fault.Code, Pos: at, Msg: "undefined: y"}, "cell.go:2:5: undefined: y"},
+		{"cause only", &fault.Error{Kind: fault.Code, Err: io.EOF}, "EOF"},
+		{"cause kept out of a whole message", &fault.Error{Kind: fault.Code, Msg: "read failed (EOF)", Err: io.EOF}, "read failed (EOF)"},
+		{"wrap", fault.Wrap(fault.Denied, io.EOF, "read"), "read: EOF"},
+		{"wrap, no message", fault.Wrap(fault.Denied, io.EOF, ""), "EOF"},
+		{"wrap, no cause", fault.Wrap(fault.Denied, nil, "read"), "read"},
+		{"unknown position", &fault.Error{Kind: fault.Code, Pos: fault.Position{Filename: "cell.go"}, Msg: "m"}, "m"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("%s: Error() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for _, tc := range []struct {
+		p    fault.Position
+		want string
+	}{{at, "cell.go:2:5"}, {fault.Position{Filename: "cell.go"}, "cell.go"}, {fault.Position{}, "-"}} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%#v.String() = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

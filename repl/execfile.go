@@ -5,6 +5,8 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // cellFile is the file name every cell is validated and compiled under, by language (see
@@ -23,7 +25,7 @@ func (s *Session) ExecFile(ctx context.Context, name, code string) Result {
 
 // renameFile rewrites the positions "from:LINE:COL" in a cell's error to "to:LINE:COL".
 func renameFile(err error, from, to string) error {
-	var ce *CellError
+	var ce *fault.Error
 	if from == "" || to == "" || !errors.As(err, &ce) {
 		return err
 	}
@@ -31,6 +33,8 @@ func renameFile(err error, from, to string) error {
 	repl := "${1}" + strings.ReplaceAll(to, "$", "$$") + ":${2}"
 	out := *ce
 	out.Msg = re.ReplaceAllString(ce.Msg, repl)
-	out.Pos = re.ReplaceAllString(ce.Pos, repl)
+	if out.Pos.Filename == from {
+		out.Pos.Filename = to
+	}
 	return &out
 }

@@ -390,7 +390,7 @@ func resultOf(r *wire.Result, outputCap int) Result {
 		res.Truncated = true
 	}
 	if r.Err != nil {
-		res.Err = &CellError{Kind: fault.Parse(r.Err.Kind), Msg: r.Err.Message, Pos: r.Err.Pos}
+		res.Err = r.Err.Err()
 	}
 	return res
 }
@@ -417,7 +417,7 @@ func toolErr(e *wire.Error) string {
 	if e == nil {
 		return ""
 	}
-	return wire.Cut(e.Message)
+	return wire.Cut(e.Err().Error())
 }
 
 // toolsOf converts the worker's tool log, cut again to its bounds: the worker is not trusted.
@@ -450,18 +450,6 @@ func toolsOf(l *wire.ToolLog) ([]ToolCall, map[string]int) {
 
 // maxToolNames bounds the tool counts a worker may report (the API has fewer names).
 const maxToolNames = 64
-
-// CellError is an error a cell ended with, as the worker reported it.
-type CellError struct {
-	Kind fault.Kind
-	Msg  string
-	Pos  string // FILE:LINE:COL when known
-}
-
-func (e *CellError) Error() string { return e.Msg }
-
-// Is makes errors.Is(err, fault.Kind) work.
-func (e *CellError) Is(target error) bool { k, ok := target.(fault.Kind); return ok && k == e.Kind }
 
 // death describes why the worker died: its exit status or signal and the tail of its stderr
 // (where a Go fatal error prints "fatal error: stack overflow" and the like).

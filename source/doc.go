@@ -2,7 +2,7 @@
 // check (package validator) and run (the engines), or into findings that say why it cannot be.
 //
 // It is the first phase of the pipeline and holds the data the later phases share: the
-// languages (Lang), positions in the source as written (Position, File), findings (Finding,
+// languages (Lang), the source as written (File, which resolves fault.Position), findings (Finding,
 // List) and the parsed units (GoUnit, JSUnit).
 //
 // The parser never sees an unchecked source. ParseGo and ParseJS first run the pre-checks: the
@@ -14,5 +14,5 @@
 // (rlm run --no-validate), parses without them.
 //
 // Positions are resolved when a finding is reported: the units keep the parser's compact
-// positions (token.Pos, goja's file.Idx) and turn them into a Position on demand.
+// positions (token.Pos, goja's file.Idx) and turn them into a fault.Position on demand.
 package source

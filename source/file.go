@@ -3,10 +3,12 @@ package source
 import (
 	"sort"
 	"sync"
+
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // File is a source as written: its name and text, and the offsets of its lines, which turn a
-// byte offset into a Position. The line table is built on first use; a File is safe for
+// byte offset into a fault.Position. The line table is built on first use; a File is safe for
 // concurrent use.
 type File struct {
 	name  string
@@ -21,11 +23,11 @@ func NewFile(filename string, src []byte) *File {
 }
 
 // Position resolves byte offset off, clamped to the source.
-func (f *File) Position(off int) Position {
+func (f *File) Position(off int) fault.Position {
 	off = max(0, min(off, len(f.src)))
 	lines := f.table()
 	i := sort.SearchInts(lines, off+1) - 1
-	return Position{Filename: f.name, Offset: off, Line: i + 1, Column: off - lines[i] + 1}
+	return fault.Position{Filename: f.name, Offset: off, Line: i + 1, Column: off - lines[i] + 1}
 }
 
 func (f *File) table() []int {

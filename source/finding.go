@@ -8,18 +8,6 @@ import (
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
-// Position is a resolved source position. Line and Column are 1-based; Column counts bytes.
-type Position struct {
-	Filename string `json:"file"`
-	Offset   int    `json:"offset"`
-	Line     int    `json:"line"`
-	Column   int    `json:"col"`
-}
-
-func (p Position) String() string {
-	return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
-}
-
 // Rule identifies the check behind a finding. Each rule belongs to one class of the escape
 // taxonomy per language (SECURITY.md, corpus/README.md). The rules below are this package's:
 // the parser's and the pre-checks'; package validator adds the policy's.
@@ -60,10 +48,10 @@ func Rules() []Rule {
 // Finding is one reason a source is rejected: a syntax error, a failed pre-check, or (from
 // package validator) a policy violation.
 type Finding struct {
-	Pos     Position `json:"pos"`
-	Rule    Rule     `json:"rule"`
-	Class   string   `json:"class,omitempty"` // taxonomy class, e.g. "G1" or "J7"; empty for syntax errors
-	Message string   `json:"message"`         // what is wrong, and what to do instead
+	Pos     fault.Position `json:"pos"`
+	Rule    Rule           `json:"rule"`
+	Class   string         `json:"class,omitempty"` // taxonomy class, e.g. "G1" or "J7"; empty for syntax errors
+	Message string         `json:"message"`         // what is wrong, and what to do instead
 }
 
 // Error formats f as FILE:LINE:COL: RULE: message.

@@ -6,6 +6,8 @@ import (
 
 	jsast "github.com/dop251/goja/ast"
 	jsfile "github.com/dop251/goja/file"
+
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // GoUnit is a parsed Go source.
@@ -27,10 +29,10 @@ type GoUnit struct {
 }
 
 // Position resolves a position from Decls or Body against the source as written.
-func (u *GoUnit) Position(p token.Pos) Position {
+func (u *GoUnit) Position(p token.Pos) fault.Position {
 	f := u.Fset.File(p)
 	if f == nil {
-		return Position{Filename: u.file.name}
+		return fault.Position{Filename: u.file.name}
 	}
 	return u.file.Position(f.Offset(p) - u.shift[f])
 }
@@ -48,6 +50,6 @@ type JSUnit struct {
 }
 
 // Position resolves a goja index against the source as written.
-func (u *JSUnit) Position(idx jsfile.Idx) Position {
+func (u *JSUnit) Position(idx jsfile.Idx) fault.Position {
 	return u.file.Position(int(idx) - 1)
 }

@@ -3,17 +3,13 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
-// positioned is an error that knows where it is, as the engines' errors do.
-type positioned struct{ error }
-
-func (positioned) Position() string { return "cell.js:3:7" }
-
-func (p positioned) Unwrap() error { return p.error }
+var at = fault.Position{Filename: "cell.js", Line: 3, Column: 7}
 
 // TestErrorRoundTrip: an error crosses the protocol with its kind, message and position, and
 // a kind outside the closed set (a hostile worker's) arrives as code.
@@ -22,11 +18,14 @@ func TestErrorRoundTrip(t *testing.T) {
 		name     string
 		sent     error
 		wantKind fault.Kind
-		wantPos  string
+		wantPos  fault.Position
 	}{
-		{"kinded", fault.New(fault.Limit, "llm_query: 32 sub-calls used"), fault.Limit, ""},
-		{"no kind", errors.New("boom"), fault.Code, ""},
-		{"position", positioned{fault.New(fault.Timeout, "late")}, fault.Timeout, "cell.js:3:7"},
+		{"kinded", fault.New(fault.Limit, "llm_query: 32 sub-calls used"), fault.Limit, fault.Position{}},
+		{"no kind", errors.New("boom"), fault.Code, fault.Position{}},
+		{"position", &fault.Error{Kind: fault.Timeout, Pos: at, Msg: "late"}, fault.Timeout, at},
+		// Wrapped, the text no longer starts with the position: it travels inside the message.
+		{"wrapped", fmt.Errorf("cell 3: %w", &fault.Error{Kind: fault.Code, Pos: at, Msg: "x"}), fault.Code, fault.Position{}},
+		{"cause", fault.Wrap(fault.Denied, errors.New("EACCES"), "open /etc"), fault.Denied, fault.Position{}},
 	} {
 		b, err := json.Marshal(Call{Seq: 1, Err: ErrorOf(tc.sent)})
 		if err != nil {
@@ -37,13 +36,13 @@ func TestErrorRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := c.Err.Err()
-		var pe interface{ Position() string }
-		pos := ""
-		if errors.As(got, &pe) {
-			pos = pe.Position()
+		var fe *fault.Error
+		if !errors.As(got, &fe) {
+			t.Fatalf("%s: received %T, want a *fault.Error", tc.name, got)
 		}
+		pos := fe.Pos
 		if !errors.Is(got, tc.wantKind) || got.Error() != tc.sent.Error() || pos != tc.wantPos {
-			t.Errorf("%s: received %v (kind %q, pos %q); want kind %q, message %q, pos %q",
+			t.Errorf("%s: received %v (kind %q, pos %v); want kind %q, message %q, pos %v",
 				tc.name, got, fault.KindOf(got), pos, tc.wantKind, tc.sent.Error(), tc.wantPos)
 		}
 	}

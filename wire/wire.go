@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/rlm-sandbox/rlm/engine"
@@ -142,20 +143,25 @@ type Result struct {
 // position. A cell's error and a host call's error are both carried as one, so neither side
 // re-imposes a kind the other already knew.
 type Error struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-	Pos     string `json:"pos,omitempty"`
+	Kind    string          `json:"kind"`
+	Message string          `json:"message"`       // without the position, when Pos is set
+	Pos     *fault.Position `json:"pos,omitempty"` // where, when the sender knew
 }
 
-// ErrorOf flattens err for the protocol, with its kind (fault.Classify). A position is kept when err has one (Position() string).
+// ErrorOf flattens err for the protocol, with its kind (fault.Classify). When err's text starts
+// with the position of the *fault.Error it holds, the position travels apart from the message,
+// so that the receiver's error reads as err did.
 func ErrorOf(err error) *Error {
 	if err == nil {
 		return nil
 	}
 	e := &Error{Kind: string(fault.Classify(err)), Message: err.Error()}
-	var pe interface{ Position() string }
-	if errors.As(err, &pe) {
-		e.Pos = pe.Position()
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Pos.IsValid() {
+		if msg, ok := strings.CutPrefix(e.Message, fe.Pos.String()+": "); ok {
+			pos := fe.Pos
+			e.Message, e.Pos = msg, &pos
+		}
 	}
 	return e
 }
@@ -165,29 +171,19 @@ func Errorf(kind fault.Kind, format string, args ...any) *Error {
 	return ErrorOf(fault.New(kind, format, args...))
 }
 
-// Err is e as an error on the receiving side: errors.Is(err, its kind) holds, its message is
-// the sender's, and Position() returns the sender's position. A nil e is a nil error; a kind
-// outside the closed set is a code error.
+// Err is e as an error on the receiving side: a *fault.Error with the sender's kind, position
+// and message. A nil e is a nil error; a kind outside the closed set is a code error.
 func (e *Error) Err() error {
 	if e == nil {
 		return nil
 	}
-	return &received{err: fault.New(fault.Parse(e.Kind), "%s", e.Message), pos: e.Pos}
+	fe := &fault.Error{Kind: fault.Parse(e.Kind), Msg: e.Message}
+	if e.Pos != nil && e.Pos.IsValid() {
+		fe.Pos = *e.Pos
+		fe.Pos.Filename = Cut(fe.Pos.Filename) // the sender may not be trusted
+	}
+	return fe
 }
-
-// received is an Error read from the protocol.
-type received struct {
-	err *fault.Error
-	pos string
-}
-
-func (r *received) Error() string { return r.err.Error() }
-
-// Unwrap is the fault.Error, so errors.Is(err, kind) and fault.KindOf see its kind.
-func (r *received) Unwrap() error { return r.err }
-
-// Position is where the sender said the error is ("" when it did not).
-func (r *received) Position() string { return r.pos }
 
 // Conn reads and writes protocol lines. Writes are serialised; reads happen on one goroutine.
 type Conn struct {

@@ -181,7 +181,7 @@ func failNote(err error) string {
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf(": failed (%s): %v", kindOf(err), err)
+	return fmt.Sprintf(": failed (%s): %v", fault.Classify(err), err)
 }
 
 // allFailed is the error of an evaluation in which no task ran to an answer: its scores say
@@ -196,7 +196,7 @@ func allFailed(outcomes []evalset.Outcome) error {
 		return nil
 	}
 	first := outcomes[0].Err
-	return fault.New(fault.Logic, "every task failed (%d of %d), so the scores say nothing about the model; the first failure (%s): %v", len(outcomes), len(outcomes), kindOf(first), first)
+	return fault.New(fault.Logic, "every task failed (%d of %d), so the scores say nothing about the model; the first failure (%s): %v", len(outcomes), len(outcomes), fault.Classify(first), first)
 }
 
 // evalKinds are the task kinds of the suite, in its order.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/config"
-	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -311,14 +310,6 @@ func (f *sessionFlags) check(stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// kindOf is err's kind; an error without one is a code error.
-func kindOf(err error) fault.Kind {
-	if k := fault.KindOf(err); k != "" {
-		return k
-	}
-	return fault.Code
 }
 
 // exitFor keeps the exit status of an error whose message was already printed as JSON.

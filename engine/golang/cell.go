@@ -21,36 +21,19 @@ import (
 	"github.com/rlm-sandbox/rlm/source"
 )
 
-// Error is the error of a failed cell: its kind, the position in the cell it refers to (Line 0
-// when unknown) and a message for the model.
-type Error struct {
-	Kind fault.Kind
-	Pos  source.Position
-	Msg  string
-	Err  error // the underlying cause, if any
+// errNotRun is the cause, beside the compiler's, of a cell's error when the cell was not run
+// (it did not compile): such a cell leaves the session as it was.
+var errNotRun = errors.New("the cell was not run")
 
-	compile bool
-}
-
-func (e *Error) Error() string {
-	if e.Pos.Line > 0 {
-		return e.Pos.String() + ": " + e.Msg
+// notRun is the cause of a compile error: errNotRun, and the compiler's error if any.
+func notRun(err error) error {
+	if err == nil {
+		return errNotRun
 	}
-	return e.Msg
+	return errors.Join(errNotRun, err)
 }
 
-// Is makes errors.Is(err, fault.Code) (or the error's kind) true.
-func (e *Error) Is(target error) bool {
-	k, ok := target.(fault.Kind)
-	return ok && k == e.Kind
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-func isCompileError(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.compile
-}
+func isCompileError(err error) bool { return errors.Is(err, errNotRun) }
 
 // cell runs the parts of one unit.
 type cell struct {
@@ -121,9 +104,9 @@ func (c *cell) stmts(ctx context.Context, list []ast.Stmt) error {
 func typeError(u *source.GoUnit, err error) error {
 	var l typecheck.List
 	if !errors.As(err, &l) || len(l) == 0 {
-		return &Error{Kind: fault.Code, Msg: err.Error(), Err: err, compile: true}
+		return &fault.Error{Kind: fault.Code, Msg: err.Error(), Err: notRun(err)}
 	}
-	e := &Error{Kind: fault.Code, Pos: u.Position(l[0].Pos), Msg: l[0].Msg, compile: true}
+	e := &fault.Error{Kind: fault.Code, Pos: u.Position(l[0].Pos), Msg: l[0].Msg, Err: notRun(nil)}
 	for _, x := range l[1:] {
 		e.Msg += "\n" + u.Position(x.Pos).String() + ": " + x.Msg
 	}
@@ -135,7 +118,7 @@ func typeError(u *source.GoUnit, err error) error {
 func (c *cell) run(ctx context.Context, n ast.Node, src ast.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("the interpreter cannot compile this cell (%v); simplify the construct", r), compile: true}
+			err = &fault.Error{Kind: fault.Code, Msg: fmt.Sprintf("the interpreter cannot compile this cell (%v); simplify the construct", r), Err: notRun(nil)}
 		}
 	}()
 	p, err := c.e.it.CompileAST(n)
@@ -159,7 +142,7 @@ var posPrefix = regexp.MustCompile(`^(.*?):(\d+):(\d+): (?s)(.*)$`)
 
 func (c *cell) compileError(err error, src ast.Node) error {
 	msg := err.Error()
-	e := &Error{Kind: fault.Code, Msg: msg, Err: err, compile: true}
+	e := &fault.Error{Kind: fault.Code, Msg: msg, Err: notRun(err)}
 	if m := posPrefix.FindStringSubmatch(msg); m != nil {
 		e.Msg = m[4]
 		e.Pos = c.position(m[1], m[2], m[3], src)
@@ -169,9 +152,9 @@ func (c *cell) compileError(err error, src ast.Node) error {
 
 func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Kind: fault.Timeout, Msg: "the cell was interrupted: " + ctx.Err().Error() + "; make it do less work per cell", Err: err}
+		return &fault.Error{Kind: fault.Timeout, Msg: "the cell was interrupted: " + ctx.Err().Error() + "; make it do less work per cell", Err: err}
 	}
-	e := &Error{Kind: fault.Code, Msg: err.Error(), Err: err}
+	e := &fault.Error{Kind: fault.Code, Msg: err.Error(), Err: err}
 	var p interp.Panic
 	if errors.As(err, &p) {
 		var he *HostError
@@ -224,12 +207,12 @@ func panicMessage(msg string) (string, []string) {
 // panicPosition is the position of the top-level statement that was running, or else the
 // innermost frame of the cell's own file in yaegi's panic trace (which is approximate: yaegi
 // reports a node near the start of the function).
-func (c *cell) panicPosition(src ast.Node) source.Position {
+func (c *cell) panicPosition(src ast.Node) fault.Position {
 	if at := c.e.snapshot().at; at >= 0 && at < len(c.marks) {
 		return c.u.Position(c.marks[at])
 	}
 	if src == nil {
-		return source.Position{}
+		return fault.Position{}
 	}
 	file := filepath.Base(c.u.Fset.Position(src.Pos()).Filename)
 	for _, line := range strings.Split(c.e.stderr.String(), "\n") {
@@ -237,19 +220,19 @@ func (c *cell) panicPosition(src ast.Node) source.Position {
 			return c.position(m[1], m[2], m[3], src)
 		}
 	}
-	return source.Position{}
+	return fault.Position{}
 }
 
 // position maps a line and column of the file src was parsed from back to the cell as written.
-func (c *cell) position(file, line, col string, src ast.Node) source.Position {
+func (c *cell) position(file, line, col string, src ast.Node) fault.Position {
 	l, _ := strconv.Atoi(line)
 	k, _ := strconv.Atoi(col)
 	if src == nil {
-		return source.Position{Filename: file, Line: l, Column: k}
+		return fault.Position{Filename: file, Line: l, Column: k}
 	}
 	tf := c.u.Fset.File(src.Pos())
 	if tf == nil || l < 1 || l > tf.LineCount() {
-		return source.Position{Filename: file, Line: l, Column: k}
+		return fault.Position{Filename: file, Line: l, Column: k}
 	}
 	off := tf.Offset(tf.LineStart(l)) + k - 1
 	off = max(0, min(off, tf.Size()))

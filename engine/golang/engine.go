@@ -180,7 +180,7 @@ func (e *Engine) snapshot() cellState {
 func (e *Engine) safeExec(ctx context.Context, u *source.GoUnit, checked bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
+			err = &fault.Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the Go engine: %v", r)}
 		}
 	}()
 	return e.exec(ctx, u, checked)
@@ -188,7 +188,7 @@ func (e *Engine) safeExec(ctx context.Context, u *source.GoUnit, checked bool) (
 
 func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error {
 	if e.busy && !e.waitIdle(idleGrace) {
-		return &Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
+		return &fault.Error{Kind: fault.Timeout, Msg: "an interrupted cell is still inside a long call of a Go package; start a new session"}
 	}
 	e.busy = false
 	switch {
@@ -218,7 +218,7 @@ func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error
 		d.body(u.Body)
 	}
 	if err := e.ensureImports(u.Decls); err != nil {
-		return &Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
+		return &fault.Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
 	}
 	commit := func(body bool) {
 		d.commit(body)
@@ -276,7 +276,7 @@ func (e *Engine) finalVar(ctx context.Context, c *cell) error {
 		return nil
 	}
 	if !token.IsIdentifier(name) || !e.sess.vars[name] {
-		return &Error{Kind: fault.Code, Msg: fmt.Sprintf("FINAL_VAR(%q): no variable of that name; the variables are: %s", name, strings.Join(e.varNames(), ", "))}
+		return &fault.Error{Kind: fault.Code, Msg: fmt.Sprintf("FINAL_VAR(%q): no variable of that name; the variables are: %s", name, strings.Join(e.varNames(), ", "))}
 	}
 	return c.run(ctx, e.synthetic("FINAL("+name+")"), nil)
 }

@@ -170,8 +170,8 @@ func errKind(err error) fault.Kind {
 	return fault.KindOf(err)
 }
 
-func asCellError(err error) *Error {
-	var e *Error
+func asCellError(err error) *fault.Error {
+	var e *fault.Error
 	errors.As(err, &e)
 	return e
 }

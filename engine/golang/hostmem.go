@@ -82,7 +82,7 @@ func hostStores(tc *typecheck.Cell, u *source.GoUnit) error {
 	if bad == nil {
 		return nil
 	}
-	return &Error{Kind: fault.Denied, Pos: u.Position(bad.Pos()), compile: true, Msg: fmt.Sprintf(
+	return &fault.Error{Kind: fault.Denied, Pos: u.Position(bad.Pos()), Err: notRun(nil), Msg: fmt.Sprintf(
 		"this writes a %s in place, which can be the host's own (time.Time's Location returns time.UTC or time.Local themselves); make a new one with time.FixedZone instead", what)}
 }
 

@@ -226,7 +226,7 @@ func TestEscapeCorpusContained(t *testing.T) {
 		s.noValidate = true
 		r := s.runCtx(t.Context(), 2*time.Second, string(c.Render(values)))
 		outcome := "ran"
-		if e := asCellError(r.Err); e != nil && e.compile {
+		if isCompileError(r.Err) {
 			outcome = "rejected at compile"
 		} else if r.Err != nil {
 			outcome = "failed at run time (" + string(errKind(r.Err)) + ")"

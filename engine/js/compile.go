@@ -62,9 +62,9 @@ func compileAST(prg *ast.Program, unit *source.JSUnit) (p *goja.Program, err err
 	default:
 		msg = err.Error()
 	}
-	ce := &CellError{Kind: fault.Code, Msg: msg, Err: err}
+	ce := &fault.Error{Kind: fault.Code, Msg: msg, Err: err}
 	if off >= 0 {
-		ce.Pos = unit.Position(file.Idx(off + 1)).String()
+		ce.Pos = unit.Position(file.Idx(off + 1))
 	}
 	return nil, ce
 }
@@ -182,5 +182,5 @@ func (e *Engine) checkNames(unit *source.JSUnit, names map[string]file.Idx) erro
 	}
 	msg := fmt.Sprintf("SyntaxError: cannot declare %q at the top level: it is %s and read-only; choose another name (names: %s)",
 		name, what, strings.Join(clash, ", "))
-	return &CellError{Kind: fault.Code, Msg: msg, Pos: unit.Position(names[name]).String()}
+	return &fault.Error{Kind: fault.Code, Msg: msg, Pos: unit.Position(names[name])}
 }

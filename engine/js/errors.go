@@ -12,34 +12,6 @@ import (
 	"github.com/rlm-sandbox/rlm/source"
 )
 
-// CellError is the error of a cell that failed: an uncaught exception (kind code), an interrupt
-// (timeout or limit), or a host error that model code did not catch (the host's kind).
-type CellError struct {
-	Kind fault.Kind
-	Msg  string // e.g. "TypeError: x is not a function"
-	Pos  string // FILE:LINE:COL in the cell, when known
-	Err  error  // the cause
-}
-
-func (e *CellError) Error() string {
-	if e.Pos != "" {
-		return e.Pos + ": " + e.Msg
-	}
-	return e.Msg
-}
-
-// Position returns FILE:LINE:COL of the failure in the cell, or "".
-func (e *CellError) Position() string { return e.Pos }
-
-// Unwrap returns the cause.
-func (e *CellError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, kind) true for the error's kind.
-func (e *CellError) Is(target error) bool {
-	k, ok := target.(fault.Kind)
-	return ok && k == e.Kind
-}
-
 // cellError classifies what RunProgram returned.
 func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	if err == nil {
@@ -47,7 +19,7 @@ func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	}
 	var intr *goja.InterruptedError
 	if errors.As(err, &intr) {
-		ce := &CellError{Kind: fault.Timeout, Msg: fmt.Sprint(intr.Value()), Err: err}
+		ce := &fault.Error{Kind: fault.Timeout, Msg: fmt.Sprint(intr.Value()), Err: err}
 		if k := fault.KindOf(intr.Unwrap()); k != "" {
 			ce.Kind, ce.Err = k, intr.Unwrap()
 		}
@@ -56,7 +28,7 @@ func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
-		return &CellError{
+		return &fault.Error{
 			Kind: fault.Code,
 			Msg:  fmt.Sprintf("RangeError: Maximum call stack size exceeded (more than %d nested calls); make the recursion shallower or use a loop", e.cfg.MaxCallStack),
 			Pos:  e.stackPos(so.Stack(), unit),
@@ -65,7 +37,7 @@ func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
-		ce := &CellError{Kind: fault.Code, Msg: e.shadowHint("Uncaught "+e.describe(ex.Value()), unit), Pos: e.stackPos(ex.Stack(), unit), Err: err}
+		ce := &fault.Error{Kind: fault.Code, Msg: e.shadowHint("Uncaught "+e.describe(ex.Value()), unit), Pos: e.stackPos(ex.Stack(), unit), Err: err}
 		if obj, ok := ex.Value().(*goja.Object); ok {
 			if herr, ok := e.hostErrs[obj]; ok {
 				if k := fault.KindOf(herr); k != "" {
@@ -79,7 +51,7 @@ func (e *Engine) cellError(err error, unit *source.JSUnit) error {
 	if k := fault.KindOf(err); k != "" {
 		return err
 	}
-	return &CellError{Kind: fault.Code, Msg: err.Error(), Err: err}
+	return &fault.Error{Kind: fault.Code, Msg: err.Error(), Err: err}
 }
 
 // shadowHint explains a TypeError in a cell that calls an API function which a top-level
@@ -99,8 +71,9 @@ func (e *Engine) shadowHint(msg string, unit *source.JSUnit) string {
 	return msg
 }
 
-// stackPos returns the position of the innermost frame that lies in the cell.
-func (e *Engine) stackPos(stack []goja.StackFrame, unit *source.JSUnit) string {
+// stackPos returns the position of the innermost frame that lies in the cell (its line and
+// column; the zero Position when no frame does).
+func (e *Engine) stackPos(stack []goja.StackFrame, unit *source.JSUnit) fault.Position {
 	name := ""
 	if unit != nil && unit.Program != nil && unit.Program.File != nil {
 		name = unit.Program.File.Name()
@@ -111,10 +84,10 @@ func (e *Engine) stackPos(stack []goja.StackFrame, unit *source.JSUnit) string {
 		}
 		p := f.Position()
 		if p.Line > 0 {
-			return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+			return fault.Position{Filename: p.Filename, Line: p.Line, Column: p.Column}
 		}
 	}
-	return ""
+	return fault.Position{}
 }
 
 // describe renders a thrown value for an error message: "Name: message" for errors, the print

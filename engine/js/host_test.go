@@ -277,8 +277,8 @@ func TestStatePersistsAcrossCells(t *testing.T) {
 func TestErrorPositions(t *testing.T) {
 	e, _ := newEngine(t, Config{})
 	r := run(t, e, "const x = 1;\nnull.y;")
-	var ce *CellError
-	if !errors.As(r.Err, &ce) || !strings.HasPrefix(ce.Pos, "cell.js:2:") || !strings.Contains(ce.Msg, "TypeError") {
+	var ce *fault.Error
+	if !errors.As(r.Err, &ce) || ce.Pos.Filename != "cell.js" || ce.Pos.Line != 2 || !strings.Contains(ce.Msg, "TypeError") {
 		t.Errorf("got %#v", r.Err)
 	}
 	r = run(t, e, "throw { custom: 1 }")
