@@ -39,7 +39,7 @@ func isCompileError(err error) bool { return errors.Is(err, errNotRun) }
 type cell struct {
 	e     *Engine
 	u     *source.GoUnit
-	marks []token.Pos // the top-level statements' positions (see desugarer.body)
+	marks []token.Pos // the top-level statements' positions (see desugar.Pass.Body)
 }
 
 // decls compiles and runs the unit's declarations, skipping imports this file name already has
@@ -58,7 +58,7 @@ func (c *cell) decls(ctx context.Context) error {
 		var specs []ast.Spec
 		for _, s := range g.Specs {
 			key := importKey(file, s.(*ast.ImportSpec))
-			if !c.e.sess.imports[key] {
+			if !c.e.imports[key] {
 				specs = append(specs, s)
 				added = append(added, key)
 			}
@@ -75,7 +75,7 @@ func (c *cell) decls(ctx context.Context) error {
 	err := c.run(ctx, f, f)
 	for _, k := range added {
 		if path := k[strings.LastIndexByte(k, 0)+1:]; err == nil || !strings.Contains(err.Error(), strconv.Quote(path)) {
-			c.e.sess.imports[k] = true
+			c.e.imports[k] = true
 		}
 	}
 	return err

@@ -15,7 +15,7 @@
 // and Exec type-checks the parsed unit with go/types against the session (package typecheck:
 // gc's errors at the cell's positions, missing imports of allowed packages added and announced
 // first in the output as `added import "strings"`), desugars it using the inferred types
-// (desugar*.go), compiles it with CompileAST and runs it with ExecuteWithContext, recovering
+// (package desugar), compiles it with CompileAST and runs it with ExecuteWithContext, recovering
 // every panic. A whole program has its main renamed and called once; a snippet's declarations
 // run first, then its statements, which run at top level so that their variables persist into
 // later cells. Cells of one engine share one package main: later cells see earlier variables,
@@ -24,7 +24,7 @@
 //
 // The API's print formats as fmt.Println does (a call of print is made a call of fmt.Println,
 // whose arguments yaegi passes with their methods), and so does fmt for values of the cell's
-// types held in interfaces, slices and maps (desugar_box.go).
+// types held in interfaces, slices and maps (desugar/box.go).
 //
 // # What model code sees
 //

@@ -20,6 +20,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/engine/golang/desugar"
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/engine/internal/prefault"
 	"github.com/rlm-sandbox/rlm/fault"
@@ -40,15 +41,16 @@ type Config struct {
 // Engine runs Go cells with yaegi. State (variables, functions, types, imports) persists from
 // one cell to the next. An Engine runs one cell at a time.
 type Engine struct {
-	mu     sync.Mutex
-	it     *interp.Interpreter
-	host   engine.Host
-	out    *capture   // stdout of the current cell
-	stderr *capture   // yaegi's panic trace of the current cell (not shown; read for positions)
-	smu    sync.Mutex // guards state
-	state  cellState
-	sess   *session
-	closed bool
+	mu      sync.Mutex
+	it      *interp.Interpreter
+	host    engine.Host
+	out     *capture   // stdout of the current cell
+	stderr  *capture   // yaegi's panic trace of the current cell (not shown; read for positions)
+	smu     sync.Mutex // guards state
+	state   cellState
+	sess    *desugar.Session
+	imports map[string]bool // imports already compiled, by file (see importKey)
+	closed  bool
 
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)
@@ -62,7 +64,7 @@ type cellState struct {
 	ctx      context.Context
 	final    *engine.Final
 	finalVar string
-	at       int      // index of the top-level statement running (see desugarer.body), or -1
+	at       int      // index of the top-level statement running (see desugar.Pass.Body), or -1
 	defers   []func() // calls deferred at top level (see topDefer)
 }
 
@@ -79,7 +81,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	}
 	clearYaegiEnv()
 	prefault.Heap(2 << 20) // an interpreter with the prelude compiled is about 1 MB of allocation
-	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: newSession(),
+	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: desugar.NewSession(), imports: map[string]bool{},
 		loaded: map[string]bool{}}
 	e.it = interp.New(interp.Options{
 		Stdin:                strings.NewReader(""),
@@ -212,21 +214,21 @@ func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error
 	} else {
 		typecheck.HoistVars(u)
 	}
-	d := newDesugarer(e.sess, u, e.gen.Load(), tc)
-	mainName := d.file(u.Decls)
+	d := desugar.New(e.sess, u, e.gen.Load(), tc)
+	mainName := d.File(u.Decls)
 	if u.Body != nil {
-		d.body(u.Body)
+		d.Body(u.Body)
 	}
 	if err := e.ensureImports(u.Decls); err != nil {
 		return &fault.Error{Kind: fault.Code, Msg: "loading packages: " + err.Error()}
 	}
 	commit := func(body bool) {
-		d.commit(body)
+		d.Commit(body)
 		if tc != nil {
 			tc.Commit(body)
 		}
 	}
-	c := &cell{e: e, u: u, marks: d.marks}
+	c := &cell{e: e, u: u, marks: d.Marks()}
 	if err := c.decls(ctx); err != nil {
 		return err
 	}
@@ -239,7 +241,7 @@ func (e *Engine) exec(ctx context.Context, u *source.GoUnit, checked bool) error
 	case u.Body != nil:
 		err := c.stmts(ctx, u.Body.List)
 		commit(err == nil || !isCompileError(err))
-		if d.defers && ctx.Err() == nil {
+		if d.Defers() && ctx.Err() == nil {
 			if derr := c.run(ctx, e.synthetic("_runDefers()"), nil); err == nil {
 				err = derr
 			}
@@ -275,7 +277,7 @@ func (e *Engine) finalVar(ctx context.Context, c *cell) error {
 	if name == "" {
 		return nil
 	}
-	if !token.IsIdentifier(name) || !e.sess.vars[name] {
+	if !token.IsIdentifier(name) || !e.sess.Declared(name) {
 		return &fault.Error{Kind: fault.Code, Msg: fmt.Sprintf("FINAL_VAR(%q): no variable of that name; the variables are: %s", name, strings.Join(e.varNames(), ", "))}
 	}
 	return c.run(ctx, e.synthetic("FINAL("+name+")"), nil)
@@ -325,10 +327,7 @@ func (e *Engine) Vars() []string {
 }
 
 func (e *Engine) varNames() []string {
-	names := make([]string, 0, len(e.sess.vars))
-	for n := range e.sess.vars {
-		names = append(names, n)
-	}
+	names := e.sess.Vars()
 	sort.Strings(names)
 	return names
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/corpus"
+	"github.com/rlm-sandbox/rlm/engine/golang/desugar"
 	"github.com/rlm-sandbox/rlm/engine/golang/typecheck"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/validator"
@@ -66,10 +67,10 @@ func frontEnd(t *testing.T, src string) string {
 				t.Fatalf("desugaring panicked: %v\nsource: %q", r, src)
 			}
 		}()
-		d := newDesugarer(newSession(), res.Go, 1, tc)
-		d.file(res.Go.Decls)
+		d := desugar.New(desugar.NewSession(), res.Go, 1, tc)
+		d.File(res.Go.Decls)
 		if res.Go.Body != nil {
-			d.body(res.Go.Body)
+			d.Body(res.Go.Body)
 		}
 	}()
 	return "ok, added " + strings.Join(tc.Added, ",")

@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"go/ast"

@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"go/ast"
@@ -63,7 +63,7 @@ type argBox struct {
 // boxes decides, before the arguments are rewritten, which value arguments of a printing call
 // (from index from on) need boxing. For fmt.Errorf only values in interfaces the cell declared
 // are boxed: %w must wrap an error as it is.
-func (d *desugarer) boxes(x *ast.CallExpr, from int, errorf bool) []argBox {
+func (d *Pass) boxes(x *ast.CallExpr, from int, errorf bool) []argBox {
 	if x.Ellipsis.IsValid() {
 		return nil
 	}
@@ -157,7 +157,7 @@ func mayPrintByMethod(t types.Type) bool {
 
 // boxArg wraps argument a as b says; it leaves a alone when nothing can print through a method
 // or the types cannot be written.
-func (d *desugarer) boxArg(a ast.Expr, b argBox) ast.Expr {
+func (d *Pass) boxArg(a ast.Expr, b argBox) ast.Expr {
 	if b.helper == "" {
 		return a
 	}
@@ -183,7 +183,7 @@ func (d *desugarer) boxArg(a ast.Expr, b argBox) ast.Expr {
 // methodFunc writes func(x T) (func() string, int), which returns the method fmt would call on
 // x and which (see methodKind; -1 for a nil interface, which fmt prints as <nil>), or nil when
 // no value of type t can have one.
-func (d *desugarer) methodFunc(t types.Type, pos token.Pos) ast.Expr {
+func (d *Pass) methodFunc(t types.Type, pos token.Pos) ast.Expr {
 	te := d.typeExpr(t, pos)
 	if te == nil {
 		return nil
@@ -216,7 +216,7 @@ func (d *desugarer) methodFunc(t types.Type, pos token.Pos) ast.Expr {
 // methodSwitch is `switch y := x.(type) { case T: return <y's method>; ... }` over the cell's
 // types (and pointers to them) that implement interface t and have a print method; nil when
 // there are none.
-func (d *desugarer) methodSwitch(t types.Type, x string, pos token.Pos) ast.Stmt {
+func (d *Pass) methodSwitch(t types.Type, x string, pos token.Pos) ast.Stmt {
 	iface, ok := t.Underlying().(*types.Interface)
 	if !ok || d.tc == nil {
 		return nil

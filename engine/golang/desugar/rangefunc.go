@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func yieldSig(sig *types.Signature) *types.Signature {
 	return ys
 }
 
-func (d *desugarer) rangeFunc(s *ast.RangeStmt, label *ast.LabeledStmt, sig *types.Signature) ast.Stmt {
+func (d *Pass) rangeFunc(s *ast.RangeStmt, label *ast.LabeledStmt, sig *types.Signature) ast.Stmt {
 	d.block(s.Body)
 	ys := yieldSig(sig)
 	if ys == nil {
@@ -148,7 +148,7 @@ func innerLabels(body *ast.BlockStmt) map[string]bool {
 }
 
 // rangeYield is the call rewrite; nil when the body or the types do not allow it.
-func (d *desugarer) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Signature) ast.Stmt {
+func (d *Pass) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Signature) ast.Stmt {
 	pos := s.For
 	w := &exits{inner: innerLabels(s.Body)}
 	if label != nil {
@@ -186,7 +186,7 @@ func (d *desugarer) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *typ
 
 // yieldParams returns the yield function's parameters (the loop's variables when it defines
 // them) and, for a loop that assigns existing variables, the assignments that start the body.
-func (d *desugarer) yieldParams(s *ast.RangeStmt, ys *types.Signature) (*ast.FieldList, []ast.Stmt) {
+func (d *Pass) yieldParams(s *ast.RangeStmt, ys *types.Signature) (*ast.FieldList, []ast.Stmt) {
 	pos := s.For
 	vars := []ast.Expr{s.Key, s.Value}
 	fl := &ast.FieldList{Opening: pos, Closing: pos}
@@ -222,7 +222,7 @@ type returnPlan struct {
 
 // returnPlan returns the plan for the enclosing function; nil when its result types cannot be
 // written.
-func (d *desugarer) returnPlan(hasReturn bool, pos token.Pos) *returnPlan {
+func (d *Pass) returnPlan(hasReturn bool, pos token.Pos) *returnPlan {
 	p := &returnPlan{pos: pos}
 	if !hasReturn {
 		return p
@@ -290,7 +290,7 @@ func (p *returnPlan) replace(st ast.Stmt, k exit) ast.Stmt {
 // rangeCollect ranges over the iterator's values, collected first by a prelude helper
 // (_seq1[K](seq) or _seq2[K, V](seq)); the loop variables are defined in the body, so each
 // iteration has its own.
-func (d *desugarer) rangeCollect(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Signature) ast.Stmt {
+func (d *Pass) rangeCollect(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Signature) ast.Stmt {
 	pos := s.For
 	n := ys.Params().Len()
 	if n == 0 || n > 2 {

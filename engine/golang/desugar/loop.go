@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"go/ast"
@@ -8,7 +8,7 @@ import (
 
 // deferStmt evaluates a deferred call's arguments at the defer statement, as Go does: yaegi
 // reads variables passed to a deferred call when the call runs.
-func (d *desugarer) deferStmt(s *ast.DeferStmt) ast.Stmt {
+func (d *Pass) deferStmt(s *ast.DeferStmt) ast.Stmt {
 	s.Call = d.callStmt(s.Call)
 	var temps []ast.Stmt
 	for i, a := range s.Call.Args {
@@ -51,7 +51,7 @@ func topDefer(s ast.Stmt) ast.Stmt {
 }
 
 // callStmt rewrites the call of a go or defer statement, keeping it a call.
-func (d *desugarer) callStmt(c *ast.CallExpr) *ast.CallExpr {
+func (d *Pass) callStmt(c *ast.CallExpr) *ast.CallExpr {
 	if r, ok := d.expr(c).(*ast.CallExpr); ok {
 		return r
 	}
@@ -61,7 +61,7 @@ func (d *desugarer) callStmt(c *ast.CallExpr) *ast.CallExpr {
 // forStmt walks a three-clause loop. When its body captures the loop variables in a closure
 // (and does not assign them), the header gets renamed variables and the body a fresh copy per
 // iteration.
-func (d *desugarer) forStmt(s *ast.ForStmt, label *ast.LabeledStmt) ast.Stmt {
+func (d *Pass) forStmt(s *ast.ForStmt, label *ast.LabeledStmt) ast.Stmt {
 	s.Init = d.optStmt(s.Init)
 	if s.Cond != nil {
 		s.Cond = d.expr(s.Cond)
@@ -87,7 +87,7 @@ func (d *desugarer) forStmt(s *ast.ForStmt, label *ast.LabeledStmt) ast.Stmt {
 }
 
 // rangeStmt walks a range loop, rewriting ranges over integers and iterator functions.
-func (d *desugarer) rangeStmt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
+func (d *Pass) rangeStmt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
 	t := d.typeOf(s.X)
 	s.X = d.expr(s.X)
 	if t != nil {
@@ -109,7 +109,7 @@ func (d *desugarer) rangeStmt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt
 
 // freshRangeVars renames a range loop's variables and defines the originals in the body, so each
 // iteration has its own (yaegi shares one variable across iterations).
-func (d *desugarer) freshRangeVars(s *ast.RangeStmt) {
+func (d *Pass) freshRangeVars(s *ast.RangeStmt) {
 	var copies []ast.Stmt
 	for _, e := range []*ast.Expr{&s.Key, &s.Value} {
 		if id, ok := (*e).(*ast.Ident); ok && id.Name != "_" {
@@ -122,7 +122,7 @@ func (d *desugarer) freshRangeVars(s *ast.RangeStmt) {
 }
 
 // rangeInt turns `for i := range n` into `{ _n := n; for _i := _n - _n; _i < _n; _i++ { i := _i; ... } }`.
-func (d *desugarer) rangeInt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
+func (d *Pass) rangeInt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
 	pos := s.For
 	n, i := d.temp("n"), d.temp("i")
 	d.block(s.Body)

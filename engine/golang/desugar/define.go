@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"go/ast"
@@ -23,7 +23,7 @@ import (
 // returns, adding the declarations it needs to the unit's package-level declarations (yaegi
 // compiles a generic type in a var statement at top level wrongly, and at package level right);
 // nil when it does not apply.
-func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
+func (d *Pass) topDefine(s ast.Stmt) []ast.Stmt {
 	if d.tc == nil {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (d *desugarer) topDefine(s ast.Stmt) []ast.Stmt {
 }
 
 // addDecls adds var declarations to the unit's package-level declarations.
-func (d *desugarer) addDecls(specs []ast.Spec) {
+func (d *Pass) addDecls(specs []ast.Spec) {
 	if len(specs) == 0 {
 		return
 	}
@@ -92,7 +92,7 @@ func (d *desugarer) addDecls(specs []ast.Spec) {
 // declare returns `x T` for each variable lhs defines that needs a declaration, or false when
 // a type cannot be written, or a redeclared name is used on the right (its new declaration would
 // change it first).
-func (d *desugarer) declare(lhs, rhs []ast.Expr, written ast.Expr) ([]ast.Spec, bool) {
+func (d *Pass) declare(lhs, rhs []ast.Expr, written ast.Expr) ([]ast.Spec, bool) {
 	var out []ast.Spec
 	for _, l := range lhs {
 		id, ok := l.(*ast.Ident)
@@ -145,7 +145,7 @@ func mentions(list []ast.Expr, name string) bool {
 // moves their initialisation, in Go's initialisation order, into d.inits: the start of a
 // snippet's statements, or of a program's main. It changes nothing unless every such variable
 // can be moved (a variable left behind could read one moved, before its assignment).
-func (d *desugarer) packageVars(f *ast.File) {
+func (d *Pass) packageVars(f *ast.File) {
 	if len(d.info.InitOrder) == 0 || d.u.Program && !d.u.HasMain {
 		return
 	}
@@ -217,7 +217,7 @@ type tuplePlan struct {
 // callOperands plans the rewrite of a tuple assignment with a call among its values, before
 // its expressions are rewritten; nil when it needs none or cannot have one (a target that is
 // neither a name, nor an index, field or pointer of a name).
-func (d *desugarer) callOperands(s *ast.AssignStmt) *tuplePlan {
+func (d *Pass) callOperands(s *ast.AssignStmt) *tuplePlan {
 	if s.Tok != token.ASSIGN || len(s.Lhs) < 2 || len(s.Lhs) != len(s.Rhs) || d.tc == nil {
 		return nil
 	}
@@ -270,7 +270,7 @@ func hasCall(e ast.Expr) bool {
 }
 
 // parallel rewrites the (already rewritten) tuple assignment s as planned.
-func (d *desugarer) parallel(s *ast.AssignStmt, p *tuplePlan) ast.Stmt {
+func (d *Pass) parallel(s *ast.AssignStmt, p *tuplePlan) ast.Stmt {
 	if p == nil {
 		return s
 	}
@@ -315,7 +315,7 @@ func (d *desugarer) parallel(s *ast.AssignStmt, p *tuplePlan) ast.Stmt {
 }
 
 // isPointerVar reports a name whose value is a pointer (a field of it is set through it).
-func (d *desugarer) isPointerVar(id *ast.Ident) bool {
+func (d *Pass) isPointerVar(id *ast.Ident) bool {
 	t := d.typeOf(id)
 	if t == nil {
 		return true

@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"go/ast"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-func (d *desugarer) expr(e ast.Expr) ast.Expr {
+func (d *Pass) expr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.Ident:
 		return d.instantiate(x, x, 0)
@@ -101,7 +101,7 @@ func isEmptyAlias(t types.Type) bool {
 // nil) if it is a value of a type the cell declared: yaegi stores such a value converted
 // implicitly (in a composite literal, by append) so that fmt later prints it as yaegi's
 // internals.
-func (d *desugarer) toIface(e ast.Expr, iface types.Type) ast.Expr {
+func (d *Pass) toIface(e ast.Expr, iface types.Type) ast.Expr {
 	t := d.typeOf(e)
 	r := d.expr(e)
 	if iface == nil || t == nil || isInterface(t) || !declaredByCell(derefType(t)) {
@@ -136,7 +136,7 @@ func funcIdent(e ast.Expr) *ast.Ident {
 // F[A] with `explicit` arguments written): F[A, B]. yaegi infers type arguments by position of
 // occurrence, not at all from compiled functions or variadic parameters; given them all, it
 // instantiates correctly. A reference whose type arguments cannot be written stays as it is.
-func (d *desugarer) instantiate(e ast.Expr, id *ast.Ident, explicit int) ast.Expr {
+func (d *Pass) instantiate(e ast.Expr, id *ast.Ident, explicit int) ast.Expr {
 	inst, ok := d.info.Instances[id]
 	if _, isFunc := d.info.Uses[id].(*types.Func); !ok || !isFunc || inst.TypeArgs.Len() <= explicit && explicit > 0 {
 		return e
@@ -166,7 +166,7 @@ var fmtBoxFrom = map[string]int{
 }
 
 // callee is the object a call's function expression names (a builtin, a function), or nil.
-func (d *desugarer) callee(fun ast.Expr) types.Object {
+func (d *Pass) callee(fun ast.Expr) types.Object {
 	switch f := ast.Unparen(fun).(type) {
 	case *ast.Ident:
 		return d.info.Uses[f]
@@ -176,7 +176,7 @@ func (d *desugarer) callee(fun ast.Expr) types.Object {
 	return nil
 }
 
-func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
+func (d *Pass) call(x *ast.CallExpr) ast.Expr {
 	var boxes []argBox
 	obj := d.callee(x.Fun)
 	switch obj := obj.(type) {
@@ -235,7 +235,7 @@ func (d *desugarer) call(x *ast.CallExpr) ast.Expr {
 // methods their methods only when they are passed to fmt's functions directly. The cell's file
 // gets an import of fmt when it has none (not announced: the cell did not write fmt); when the
 // name fmt means something else there, the call stays a call of print.
-func (d *desugarer) printCall(x *ast.CallExpr) {
+func (d *Pass) printCall(x *ast.CallExpr) {
 	pos := x.Fun.Pos()
 	name := d.importName("fmt", pos)
 	if name == "" && d.importPkg("fmt", pos) {
@@ -249,7 +249,7 @@ func (d *desugarer) printCall(x *ast.CallExpr) {
 // unconvert replaces arguments that convert a value of a type the cell declared to an interface
 // (error(&myErr{}), any(v)) by the value: printed, it is the same, and yaegi fails on such a
 // conversion passed on to compiled code.
-func (d *desugarer) unconvert(args []ast.Expr) {
+func (d *Pass) unconvert(args []ast.Expr) {
 	for i, a := range args {
 		if inner := d.ifaceConversion(a); inner != nil {
 			args[i] = inner
@@ -259,7 +259,7 @@ func (d *desugarer) unconvert(args []ast.Expr) {
 
 // ifaceConversion returns v when e is I(v), I an interface type and v of a type (or a pointer
 // to a type) the cell declared; nil otherwise.
-func (d *desugarer) ifaceConversion(e ast.Expr) ast.Expr {
+func (d *Pass) ifaceConversion(e ast.Expr) ast.Expr {
 	c, ok := ast.Unparen(e).(*ast.CallExpr)
 	if !ok || len(c.Args) != 1 || !d.info.Types[c.Fun].IsType() || !isInterface(d.info.Types[c.Fun].Type) {
 		return nil
@@ -278,7 +278,7 @@ func pkgPath(obj types.Object) string {
 }
 
 // constant returns the literal of a constant call (min and max of constants), or nil.
-func (d *desugarer) constant(x *ast.CallExpr) ast.Expr {
+func (d *Pass) constant(x *ast.CallExpr) ast.Expr {
 	tv := d.info.Types[x]
 	if tv.Value == nil {
 		return nil
@@ -312,7 +312,7 @@ func (d *desugarer) constant(x *ast.CallExpr) ast.Expr {
 
 // minMax calls the prelude's generic helper, instantiated with the call's type; when that type
 // cannot be written, with a non-constant argument first so that yaegi's inference picks it.
-func (d *desugarer) minMax(x *ast.CallExpr, helper string) ast.Expr {
+func (d *Pass) minMax(x *ast.CallExpr, helper string) ast.Expr {
 	pos := x.Fun.Pos()
 	if te := d.typeExpr(d.typeOf(x), pos); te != nil {
 		x.Fun = &ast.IndexExpr{X: ident(helper, pos), Lbrack: pos, Index: te, Rbrack: pos}

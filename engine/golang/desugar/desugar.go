@@ -1,4 +1,4 @@
-package golang
+package desugar
 
 import (
 	"fmt"
@@ -10,54 +10,33 @@ import (
 	"github.com/rlm-sandbox/rlm/source"
 )
 
-// The desugaring pass rewrites the validated and type-checked AST, in place and before
-// compilation, so that modern Go which yaegi v0.16.1 rejects or runs wrongly behaves as the Go
-// spec says. It decides from the types go/types inferred (typecheck.Cell), never by guessing:
-//
-//   - a snippet's top-level variables (x := f()[0], var n = len(xs)) are declared with their
-//     type written out and assigned by a plain statement: yaegi's global type analysis fails
-//     on := whose type comes from an index or a call ("constant definition loop") and gives a
-//     package-level variable initialised by a generic call its zero value;
-//   - calls of generic functions get their type arguments written out: yaegi infers type
-//     arguments positionally, cannot infer from compiled functions, and fails on variadic type
-//     parameters ("undefined type for T");
-//   - for i := range n (an integer) becomes a counting loop;
-//   - ranging over an iterator function (range-over-func) becomes a call of the iterator with
-//     the loop body as the yield function (break, continue and return work as in Go); a body
-//     with goto, defer or a jump to an outer loop ranges over the values collected first;
-//   - min and max of constants are folded (Go makes them constants), of variables they call
-//     generic prelude helpers; clear calls a host shim;
-//   - loop variables captured by closures get a fresh copy per iteration (Go 1.22 semantics);
-//   - deferred calls get their arguments evaluated at the defer statement;
-//   - a snippet's top-level loops, ifs and switches run inside a function literal, where
-//     yaegi compiles `n, err := f()` and friends correctly (at top level it does not);
-//   - print becomes fmt.Println, and the values printing calls get in interfaces, slices and
-//     maps are boxed so that the String and Error methods of the cell's types run (yaegi drops
-//     the methods there; see desugar_box.go);
-//   - a value of the cell's types converted implicitly to the empty interface (in a composite
-//     literal, by append) is converted explicitly, which yaegi stores right;
-//   - errors.As and errors.Is also see interpreted error types;
-//   - a whole program's main is renamed, and called once by the engine.
-//
-// Names the pass introduces start with "_", which model code cannot use while the validator is
-// on. A construct whose types cannot be written at its place (a type of a package the file
-// does not import) is left as it is.
-
-// session is what the pass keeps across cells.
-type session struct {
-	vars    map[string]bool // variables declared at top level by cells
-	imports map[string]bool // imports already compiled, by file (see importKey)
-	temps   int             // counter for the pass's temporary names
-	mains   int             // counter for renamed main functions
+// Session is what the pass keeps across the cells of one engine session.
+type Session struct {
+	vars  map[string]bool // variables declared at top level by cells
+	temps int             // counter for the pass's temporary names
+	mains int             // counter for renamed main functions
 }
 
-func newSession() *session {
-	return &session{vars: map[string]bool{}, imports: map[string]bool{}}
+// NewSession returns the state of a new engine session.
+func NewSession() *Session {
+	return &Session{vars: map[string]bool{}}
 }
 
-// desugarer rewrites one unit.
-type desugarer struct {
-	s      *session
+// Declared reports whether a cell declared a top-level variable of that name.
+func (s *Session) Declared(name string) bool { return s.vars[name] }
+
+// Vars lists the top-level variables the session's cells declared, in no order.
+func (s *Session) Vars() []string {
+	out := make([]string, 0, len(s.vars))
+	for n := range s.vars {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Pass rewrites one unit: File, then Body for a snippet; Commit once they compiled.
+type Pass struct {
+	s      *Session
 	u      *source.GoUnit
 	tc     *typecheck.Cell
 	info   *types.Info
@@ -74,19 +53,28 @@ type desugarer struct {
 	inits []ast.Stmt
 }
 
-// newDesugarer returns the pass for a unit checked as tc; with tc nil (a cell run unchecked, to
-// test the lower layers alone) the pass does only what needs no types.
-func newDesugarer(s *session, u *source.GoUnit, gen uint64, tc *typecheck.Cell) *desugarer {
-	d := &desugarer{s: s, u: u, gen: gen, tc: tc, info: &types.Info{}, bodyNames: map[string]bool{}}
+// New returns the pass for a unit checked as tc; with tc nil (a cell run unchecked, to test the
+// lower layers alone) the pass does only what needs no types. gen is the cell's generation,
+// which the _at calls Body writes pass to the engine.
+func New(s *Session, u *source.GoUnit, gen uint64, tc *typecheck.Cell) *Pass {
+	d := &Pass{s: s, u: u, gen: gen, tc: tc, info: &types.Info{}, bodyNames: map[string]bool{}}
 	if tc != nil {
 		d.info = tc.Info
 	}
 	return d
 }
 
-// commit records the unit's top-level variables in the session once its declarations have
+// Marks are the positions of the snippet's top-level statements, by the index Body's _at calls
+// pass.
+func (d *Pass) Marks() []token.Pos { return d.marks }
+
+// Defers reports whether the snippet defers calls at top level: the engine then calls
+// _runDefers after its statements.
+func (d *Pass) Defers() bool { return d.defers }
+
+// Commit records the unit's top-level variables in the session once its declarations have
 // compiled; the names its statements define only when body is true (they compiled too).
-func (d *desugarer) commit(body bool) {
+func (d *Pass) Commit(body bool) {
 	for _, n := range d.vars {
 		if body || !d.bodyNames[n] {
 			d.s.vars[n] = true
@@ -94,16 +82,16 @@ func (d *desugarer) commit(body bool) {
 	}
 }
 
-func (d *desugarer) temp(prefix string) string {
+func (d *Pass) temp(prefix string) string {
 	d.s.temps++
 	return fmt.Sprintf("_%s%d", prefix, d.s.temps)
 }
 
 // typeOf is the type go/types inferred for e, or nil.
-func (d *desugarer) typeOf(e ast.Expr) types.Type { return d.info.TypeOf(e) }
+func (d *Pass) typeOf(e ast.Expr) types.Type { return d.info.TypeOf(e) }
 
 // typeExpr writes t as it is named at pos, or returns nil (see typecheck.Cell.TypeExpr).
-func (d *desugarer) typeExpr(t types.Type, pos token.Pos) ast.Expr {
+func (d *Pass) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 	if d.tc == nil || t == nil {
 		return nil
 	}
@@ -111,7 +99,7 @@ func (d *desugarer) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 }
 
 // prior is the package-level object an earlier cell declared under name, or nil.
-func (d *desugarer) prior(name string) types.Object {
+func (d *Pass) prior(name string) types.Object {
 	if d.tc == nil {
 		return nil
 	}
@@ -119,7 +107,7 @@ func (d *desugarer) prior(name string) types.Object {
 }
 
 // preludeObj is the prelude's object of that name, or nil.
-func (d *desugarer) preludeObj(name string) types.Object {
+func (d *Pass) preludeObj(name string) types.Object {
 	if d.tc == nil {
 		return nil
 	}
@@ -127,7 +115,7 @@ func (d *desugarer) preludeObj(name string) types.Object {
 }
 
 // importName is the name the cell's file imports p under at pos, or "".
-func (d *desugarer) importName(p string, pos token.Pos) string {
+func (d *Pass) importName(p string, pos token.Pos) string {
 	if d.tc == nil {
 		return ""
 	}
@@ -135,12 +123,12 @@ func (d *desugarer) importName(p string, pos token.Pos) string {
 }
 
 // importPkg imports p into the cell's file, if its name is free at pos.
-func (d *desugarer) importPkg(p string, pos token.Pos) bool {
+func (d *Pass) importPkg(p string, pos token.Pos) bool {
 	return d.tc != nil && d.tc.Import(p, pos)
 }
 
-// file rewrites the unit's declarations and returns the new name of a whole program's main.
-func (d *desugarer) file(f *ast.File) (mainName string) {
+// File rewrites the unit's declarations and returns the new name of a whole program's main.
+func (d *Pass) File(f *ast.File) (mainName string) {
 	d.packageVars(f)
 	for _, decl := range f.Decls {
 		switch decl := decl.(type) {
@@ -173,7 +161,7 @@ func (d *desugarer) file(f *ast.File) (mainName string) {
 	return mainName
 }
 
-func (d *desugarer) funcDecl(fd *ast.FuncDecl) {
+func (d *Pass) funcDecl(fd *ast.FuncDecl) {
 	if fd.Body == nil {
 		return
 	}
@@ -183,10 +171,10 @@ func (d *desugarer) funcDecl(fd *ast.FuncDecl) {
 	d.sigs = d.sigs[:len(d.sigs)-1]
 }
 
-// body rewrites a snippet's statements; they run at top level, so their definitions persist.
+// Body rewrites a snippet's statements; they run at top level, so their definitions persist.
 // Before each statement it puts a call _at(gen, i), so that a panic's position is known to the
 // statement (yaegi's own panic positions are approximate), and a cancelled cell cannot go on.
-func (d *desugarer) body(b *ast.BlockStmt) {
+func (d *Pass) Body(b *ast.BlockStmt) {
 	d.sigs = append(d.sigs, types.NewSignatureType(nil, nil, nil, nil, nil, false))
 	var groups [][]ast.Stmt
 	if len(d.inits) > 0 {
@@ -234,19 +222,19 @@ func topLevelNames(s ast.Stmt) []string {
 	return names
 }
 
-func (d *desugarer) stmtList(list []ast.Stmt) {
+func (d *Pass) stmtList(list []ast.Stmt) {
 	for i, s := range list {
 		list[i] = d.stmt(s)
 	}
 }
 
-func (d *desugarer) block(b *ast.BlockStmt) {
+func (d *Pass) block(b *ast.BlockStmt) {
 	if b != nil {
 		d.stmtList(b.List)
 	}
 }
 
-func (d *desugarer) stmt(s ast.Stmt) ast.Stmt {
+func (d *Pass) stmt(s ast.Stmt) ast.Stmt {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		calls := d.callOperands(s)
@@ -282,7 +270,7 @@ func (d *desugarer) stmt(s ast.Stmt) ast.Stmt {
 }
 
 // compound walks statements with blocks of their own.
-func (d *desugarer) compound(s ast.Stmt) ast.Stmt {
+func (d *Pass) compound(s ast.Stmt) ast.Stmt {
 	switch s := s.(type) {
 	case *ast.BlockStmt:
 		d.block(s)
@@ -323,21 +311,21 @@ func (d *desugarer) compound(s ast.Stmt) ast.Stmt {
 	return s
 }
 
-func (d *desugarer) optStmt(s ast.Stmt) ast.Stmt {
+func (d *Pass) optStmt(s ast.Stmt) ast.Stmt {
 	if s == nil {
 		return nil
 	}
 	return d.stmt(s)
 }
 
-func (d *desugarer) exprs(list []ast.Expr) {
+func (d *Pass) exprs(list []ast.Expr) {
 	for i := range list {
 		list[i] = d.expr(list[i])
 	}
 }
 
 // clauses walks the case clauses of a switch or select (of a type switch: no expressions).
-func (d *desugarer) clauses(body *ast.BlockStmt, typeSwitch bool) {
+func (d *Pass) clauses(body *ast.BlockStmt, typeSwitch bool) {
 	for _, c := range body.List {
 		switch c := c.(type) {
 		case *ast.CaseClause:
