@@ -54,6 +54,62 @@ print(first)`}, "x\n", ""},
 	return s
 }
 print(Sum(1, 2, 3), Sum(1.5, 2.5))`}, "6 4\n", ""},
+		{"range over a string, as Go decodes it", []string{`type Name string
+s := "h\u00e9,\u4e16\xffz"
+for i, r := range s {
+	print(i, r)
+}
+n := 0
+for range s {
+	n++
+}
+var idx []int
+for i := range s {
+	idx = append(idx, i)
+}
+print(n, idx)
+var fs []func() int
+for i, r := range "ab" {
+	fs = append(fs, func() int { return i*1000 + int(r) })
+}
+print(fs[0](), fs[1]())
+out := ""
+outer:
+for _, w := range []string{"abc", "xyz"} {
+	for i, r := range w {
+		if r == 'b' {
+			continue
+		}
+		if r == 'y' {
+			continue outer
+		}
+		if i == 2 {
+			break outer
+		}
+		out += string(r)
+	}
+}
+print(out)
+var k int
+var v rune
+for k, v = range Name("go") {
+}
+print(k, v)
+cnt := 0
+for _, r := range "a1b2" {
+	if r >= '0' && r <= '9' {
+		goto next
+	}
+	cnt++
+next:
+}
+print(cnt)`}, "0 104\n1 233\n3 44\n4 19990\n7 65533\n8 122\n6 [0 1 3 4 7 8]\n97 1098\na\n1 111\n2\n", ""},
+		{"range over a string where utf8 names a variable", []string{`utf8 := "x"
+total := 0
+for i, r := range "a\u00e9b" {
+	total += i + int(r)
+}
+print(utf8, total)`}, "x 432\n", ""},
 		{"range over a function iterator", []string{`func Count(n int) func(func(int) bool) {
 	return func(yield func(int) bool) {
 		for i := 0; i < n; i++ {

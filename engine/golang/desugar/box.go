@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -260,5 +261,5 @@ func methodReturn(v ast.Expr, k methodKind, pos token.Pos) ast.Stmt {
 }
 
 func intLit(n int, pos token.Pos) *ast.BasicLit {
-	return &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: string(rune('0' + n))}
+	return &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(n)}
 }

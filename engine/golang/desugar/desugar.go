@@ -114,17 +114,16 @@ func (d *Pass) preludeObj(name string) types.Object {
 	return d.tc.Prelude(name)
 }
 
-// importName is the name the cell's file imports p under at pos, or "".
-func (d *Pass) importName(p string, pos token.Pos) string {
+// pkgName is the name under which the cell's file imports p at pos, adding a hidden import of
+// it (typecheck.Cell.Import) when it has none; "" if neither can be.
+func (d *Pass) pkgName(p string, pos token.Pos) string {
 	if d.tc == nil {
 		return ""
 	}
-	return d.tc.ImportName(p, pos)
-}
-
-// importPkg imports p into the cell's file, if its name is free at pos.
-func (d *Pass) importPkg(p string, pos token.Pos) bool {
-	return d.tc != nil && d.tc.Import(p, pos)
+	if name := d.tc.ImportName(p, pos); name != "" {
+		return name
+	}
+	return d.tc.Import(p, pos)
 }
 
 // File rewrites the unit's declarations and returns the new name of a whole program's main.

@@ -233,15 +233,11 @@ func (d *Pass) call(x *ast.CallExpr) ast.Expr {
 // printCall makes a call of the API's print a call of fmt.Println, which writes to the same
 // output with the same formatting: yaegi gives values of the cell's types with String and Error
 // methods their methods only when they are passed to fmt's functions directly. The cell's file
-// gets an import of fmt when it has none (not announced: the cell did not write fmt); when the
-// name fmt means something else there, the call stays a call of print.
+// gets a hidden import of fmt when it has none (see pkgName); when that cannot be, the call stays
+// a call of print.
 func (d *Pass) printCall(x *ast.CallExpr) {
 	pos := x.Fun.Pos()
-	name := d.importName("fmt", pos)
-	if name == "" && d.importPkg("fmt", pos) {
-		name = "fmt"
-	}
-	if name != "" {
+	if name := d.pkgName("fmt", pos); name != "" {
 		x.Fun = &ast.SelectorExpr{X: ident(name, pos), Sel: ident("Println", pos)}
 	}
 }

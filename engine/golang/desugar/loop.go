@@ -96,6 +96,11 @@ func (d *Pass) rangeStmt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
 			if u.Info()&types.IsInteger != 0 {
 				return d.rangeInt(s, label)
 			}
+			if u.Info()&types.IsString != 0 {
+				if st := d.rangeString(s, label, t); st != nil {
+					return st
+				}
+			}
 		case *types.Signature:
 			return d.rangeFunc(s, label, u)
 		}
@@ -137,6 +142,75 @@ func (d *Pass) rangeInt(s *ast.RangeStmt, label *ast.LabeledStmt) ast.Stmt {
 		Body: s.Body,
 	}
 	return &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{define(n, s.X), relabel(label, loop)}, Rbrace: s.End()}
+}
+
+// rangeString turns a range over a string into a loop that decodes the string as Go's range
+// does (byte offsets, one U+FFFD per invalid byte) in linear time; yaegi's own range finds each
+// byte offset by converting the runes before it back to a string, so a loop over n runes takes
+// time n². `for i, r := range s { body }` becomes
+//
+//	{ _s := s; for _o, _w := 0, 0; _o < len(_s); _o += _w {
+//	    _r := rune(_s[_o]); _w = 1
+//	    if _r >= utf8.RuneSelf { _r, _w = utf8.DecodeRuneInString(_s[_o:]) }
+//	    i, r := _o, _r; body } }
+//
+// continue advances (the loop's post statement), break, goto and labels are the loop's own, and
+// each iteration has its own i and r. It returns nil, leaving the loop to yaegi, when the names
+// it needs (utf8, string, rune) cannot be written at the loop.
+func (d *Pass) rangeString(s *ast.RangeStmt, label *ast.LabeledStmt, t types.Type) ast.Stmt {
+	pos := s.For
+	utf8 := d.pkgName("unicode/utf8", pos)
+	x := s.X
+	if !types.Identical(t, types.Typ[types.String]) && !types.Identical(t, types.Typ[types.UntypedString]) {
+		str := d.typeExpr(types.Typ[types.String], pos)
+		if str == nil {
+			return nil
+		}
+		x = &ast.CallExpr{Fun: str, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+	}
+	runeType := d.typeExpr(types.Universe.Lookup("rune").Type(), pos)
+	if utf8 == "" || runeType == nil {
+		return nil
+	}
+	d.block(s.Body)
+	str, off, w, r := d.temp("s"), d.temp("o"), d.temp("w"), d.temp("r")
+	decode := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(utf8, pos), Sel: ident("DecodeRuneInString", pos)}, Lparen: pos,
+		Args: []ast.Expr{&ast.SliceExpr{X: ident(str, pos), Lbrack: pos, Low: ident(off, pos), Rbrack: pos}}, Rparen: pos}
+	head := []ast.Stmt{
+		define(r, &ast.CallExpr{Fun: runeType, Lparen: pos, Args: []ast.Expr{
+			&ast.IndexExpr{X: ident(str, pos), Lbrack: pos, Index: ident(off, pos), Rbrack: pos}}, Rparen: pos}),
+		&ast.AssignStmt{Lhs: []ast.Expr{ident(w, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(1, pos)}},
+		&ast.IfStmt{If: pos, Cond: &ast.BinaryExpr{X: ident(r, pos), OpPos: pos, Op: token.GEQ, Y: &ast.SelectorExpr{X: ident(utf8, pos), Sel: ident("RuneSelf", pos)}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{ident(r, pos), ident(w, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{decode}}}, Rbrace: pos}},
+	}
+	if vars := rangeVars(s, ident(off, pos), ident(r, pos)); vars != nil {
+		head = append(head, vars)
+	}
+	s.Body.List = append(head, s.Body.List...)
+	loop := &ast.ForStmt{
+		For: pos,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{ident(off, pos), ident(w, pos)}, TokPos: pos, Tok: token.DEFINE,
+			Rhs: []ast.Expr{intLit(0, pos), intLit(0, pos)}},
+		Cond: &ast.BinaryExpr{X: ident(off, pos), OpPos: pos, Op: token.LSS, Y: callOf("len", ident(str, pos))},
+		Post: &ast.AssignStmt{Lhs: []ast.Expr{ident(off, pos)}, TokPos: pos, Tok: token.ADD_ASSIGN, Rhs: []ast.Expr{ident(w, pos)}},
+		Body: s.Body,
+	}
+	return &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{define(str, x), relabel(label, loop)}, Rbrace: s.End()}
+}
+
+// rangeVars is the statement that gives a rewritten range loop's key and value (those that are
+// not blank) their values for one iteration, as the loop declared or assigned them; nil if none.
+func rangeVars(s *ast.RangeStmt, key, value ast.Expr) ast.Stmt {
+	var lhs, rhs []ast.Expr
+	for _, p := range [][2]ast.Expr{{s.Key, key}, {s.Value, value}} {
+		if p[0] != nil && !isBlank(p[0]) {
+			lhs, rhs = append(lhs, p[0]), append(rhs, p[1])
+		}
+	}
+	if len(lhs) == 0 {
+		return nil
+	}
+	return &ast.AssignStmt{Lhs: lhs, TokPos: s.For, Tok: s.Tok, Rhs: rhs}
 }
 
 // relabel puts a statement back under its label, if it had one.

@@ -154,23 +154,27 @@ func (c *Cell) ImportName(p string, at token.Pos) string {
 	return w.pkgName(p)
 }
 
-// Import adds an import of allowed package p, under its own name, to the unit (not to Added:
-// the engine uses it, not the cell), if that name is free at position at. It reports whether
-// the name now denotes p there.
-func (c *Cell) Import(p string, at token.Pos) bool {
-	n := baseName(p)
+// Import adds an import of allowed package p for the engine's own use to the unit (not to
+// Added: the cell did not write it) and returns the name it binds: "_" and p's base name, which
+// model code cannot write, so that the import never takes a name from the cell or its later
+// cells. It returns "" when p is not allowed or the name is taken at position at.
+func (c *Cell) Import(p string, at token.Pos) string {
+	n := "_" + baseName(p)
+	if c.named[n] == p {
+		return n
+	}
 	if !c.s.allowed[p] || c.named[n] != "" {
-		return c.named[n] == p && c.ImportName(p, at) == n
+		return ""
 	}
 	if _, obj := c.scopeAt(at).LookupParent(n, at); obj != nil {
-		return false
+		return ""
 	}
 	f := c.u.Decls
-	spec := importSpec("", p, f.Package)
+	spec := importSpec(n, p, f.Package)
 	f.Decls = append([]ast.Decl{&ast.GenDecl{TokPos: f.Package, Tok: token.IMPORT, Specs: []ast.Spec{spec}}}, f.Decls...)
 	f.Imports = append(f.Imports, spec)
 	c.named[n] = p
-	return true
+	return n
 }
 
 // pkgName returns the name under which the cell's file imports package p at run time, when it
