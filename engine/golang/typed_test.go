@@ -110,6 +110,108 @@ for i, r := range "a\u00e9b" {
 	total += i + int(r)
 }
 print(utf8, total)`}, "x 432\n", ""},
+		{"generic calls with inferred type arguments in composite literals, and as values", []string{`type ship struct {
+	name   string
+	active bool
+}
+
+func Filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func Keys[K comparable, V any](m map[K]V) []K {
+	var out []K
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
+	return out
+}
+
+ships := []ship{{"a", true}, {"b", false}, {"c", true}}
+groups := [][]ship{Filter(ships, func(s ship) bool { return s.active })}
+keys := [][]string{Keys(map[string]int{"x": 1, "y": 2})}
+var keep func([]ship, func(ship) bool) []ship = Filter
+fmt.Println(len(groups[0]), keys, len(keep(ships, func(s ship) bool { return !s.active })))`}, "added imports \"sort\", \"fmt\"\n2 [[x y]] 1\n", ""},
+		{"range over endless iterators left by goto, outer break and continue, and return", []string{`package main
+
+import "fmt"
+
+func Naturals() func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; ; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func Pairs(n int) func(func(int, string) bool) {
+	return func(yield func(int, string) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i, fmt.Sprint("p", i)) {
+				return
+			}
+		}
+	}
+}
+
+func firstBig() int {
+	for n := range Naturals() {
+		if n*n > 50 {
+			return n
+		}
+	}
+	return -1
+}
+
+func main() {
+	found := -1
+	for n := range Naturals() {
+		if n > 2 && n%7 == 0 {
+			found = n
+			goto done
+		}
+	}
+done:
+	fmt.Println("found", found)
+	out := ""
+outer:
+	for _, w := range []string{"a", "b", "c"} {
+		for i, p := range Pairs(5) {
+			if w == "b" && i == 1 {
+				continue outer
+			}
+			if w == "c" {
+				switch {
+				case i == 2:
+					break outer
+				}
+			}
+			out += w + p + " "
+		}
+	}
+	fmt.Println(out)
+	skipped := 0
+	for n := range Naturals() {
+		if n%2 == 0 {
+			goto next
+		}
+		skipped++
+	next:
+		if n > 9 {
+			break
+		}
+	}
+	fmt.Println(skipped, firstBig())
+}`}, "found 7\nap0 ap1 ap2 ap3 ap4 bp0 cp0 cp1 \n5 8\n", ""},
 		{"range over a function iterator", []string{`func Count(n int) func(func(int) bool) {
 	return func(yield func(int) bool) {
 		for i := 0; i < n; i++ {

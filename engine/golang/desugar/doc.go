@@ -8,11 +8,14 @@
 //     package-level variable initialised by a generic call its zero value;
 //   - calls of generic functions get their type arguments written out: yaegi infers type
 //     arguments positionally, cannot infer from compiled functions, and fails on variadic type
-//     parameters ("undefined type for T");
-//   - for i := range n (an integer) becomes a counting loop;
+//     parameters ("undefined type for T"); one argument as F[A], and a composite literal's
+//     element that calls F[A, B] converted to its type (yaegi takes both otherwise for a generic
+//     type: "not a generic type");
+//   - for i := range n (an integer) becomes a counting loop, and a range over a string a loop
+//     that decodes UTF-8 in linear time (yaegi's own is quadratic);
 //   - ranging over an iterator function (range-over-func) becomes a call of the iterator with
-//     the loop body as the yield function (break, continue and return work as in Go); a body
-//     with goto, defer or a jump to an outer loop ranges over the values collected first;
+//     the loop body as the yield function (break, continue, return, goto and jumps to an outer
+//     loop work as in Go); a body that defers a call ranges over the values collected first;
 //   - min and max of constants are folded (Go makes them constants), of variables they call
 //     generic prelude helpers; clear calls a host shim;
 //   - loop variables captured by closures get a fresh copy per iteration (Go 1.22 semantics);

@@ -59,9 +59,9 @@ func (d *Pass) expr(e ast.Expr) ast.Expr {
 		elem := ifaceElem(d.typeOf(x))
 		for i, el := range x.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				kv.Value = d.toIface(kv.Value, elem)
+				kv.Value = d.typedElem(kv.Value, d.toIface(kv.Value, elem))
 			} else {
-				x.Elts[i] = d.toIface(el, elem)
+				x.Elts[i] = d.typedElem(el, d.toIface(el, elem))
 			}
 		}
 	}
@@ -114,6 +114,25 @@ func (d *Pass) toIface(e ast.Expr, iface types.Type) ast.Expr {
 	return &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: e.Pos(), X: te, Rparen: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{r}, Rparen: e.End()}
 }
 
+// typedElem converts r, the rewrite of a composite literal's element e, to e's type when e calls
+// a generic function with more than one type argument: yaegi computes the type of an element
+// statically, and takes F[A, B] there for a generic type ("not a generic type"). A conversion
+// gives it the type at once.
+func (d *Pass) typedElem(e, r ast.Expr) ast.Expr {
+	call, ok := ast.Unparen(r).(*ast.CallExpr)
+	if !ok {
+		return r
+	}
+	if _, ok := ast.Unparen(call.Fun).(*ast.IndexListExpr); !ok {
+		return r
+	}
+	te := d.typeExpr(d.typeOf(e), e.Pos())
+	if te == nil {
+		return r
+	}
+	return &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: e.Pos(), X: te, Rparen: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{r}, Rparen: e.End()}
+}
+
 func derefType(t types.Type) types.Type {
 	if p, ok := t.(*types.Pointer); ok {
 		return p.Elem()
@@ -154,6 +173,12 @@ func (d *Pass) instantiate(e ast.Expr, id *ast.Ident, explicit int) ast.Expr {
 		fun = ix.X
 	} else if ix, ok := e.(*ast.IndexListExpr); ok {
 		fun = ix.X
+	}
+	if len(args) == 1 {
+		// yaegi types F[A] as a function only as an index expression: as an index list it
+		// takes it for a generic type ("not a generic type") where it computes the type of a
+		// call statically, as in a composite literal's elements.
+		return &ast.IndexExpr{X: fun, Lbrack: id.End(), Index: args[0], Rbrack: id.End()}
 	}
 	return &ast.IndexListExpr{X: fun, Lbrack: id.End(), Indices: args, Rbrack: id.End()}
 }

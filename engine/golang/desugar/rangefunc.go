@@ -17,10 +17,10 @@ import (
 //
 // where in body' a break of the loop is `return false`, a continue `return true`, and a return
 // from the enclosing function records its results, stops the iteration and is repeated after
-// the call. Each iteration has its own variables, as in Go 1.22. A body that jumps out of the
-// loop any other way (goto, a break or continue of an outer loop) or defers a call, or whose
-// types cannot be written there, ranges over the values collected first instead (an iterator
-// that never ends then never ends).
+// the call. A jump out of the loop (a goto, a break or continue of an outer loop) records which
+// one, stops the iteration and is made after the call. Each iteration has its own variables, as
+// in Go 1.22. A body that defers a call, or whose types cannot be written there, ranges over the
+// values collected first instead (an iterator that never ends then never ends).
 
 // yieldSig returns the yield function's signature of an iterator type (func(yield func(...)
 // bool)), or nil.
@@ -55,7 +55,8 @@ const (
 	exitBreak         // break of this loop
 	exitContinue      // continue of this loop
 	exitReturn        // return from the enclosing function
-	exitOther         // goto or break/continue of an outer loop, or defer: not handled
+	exitJump          // goto, or break or continue of an outer loop
+	exitDefer         // defer: not handled
 )
 
 // exits walks a loop body's statements (not into function literals), calling f on each
@@ -81,7 +82,7 @@ func (w *exits) stmt(s ast.Stmt, loops, breaks int) ast.Stmt {
 	case *ast.ReturnStmt:
 		return w.f(s, exitReturn)
 	case *ast.DeferStmt:
-		return w.f(s, exitOther)
+		return w.f(s, exitDefer)
 	case *ast.BlockStmt:
 		w.list(s.List, loops, breaks)
 	case *ast.LabeledStmt:
@@ -125,7 +126,7 @@ func (w *exits) branch(b *ast.BranchStmt, loops, breaks int) exit {
 	case b.Tok == token.FALLTHROUGH, target != "" && w.inner[target]:
 		return exitNone
 	case b.Tok == token.GOTO, target != "" && target != w.label:
-		return exitOther
+		return exitJump
 	case b.Tok == token.BREAK && (target != "" || breaks == 0):
 		return exitBreak
 	case b.Tok == token.CONTINUE && (target != "" || loops == 0):
@@ -154,10 +155,11 @@ func (d *Pass) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Si
 	if label != nil {
 		w.label = label.Label.Name
 	}
-	ok, hasReturn := true, false
+	ok, hasReturn, hasJump := true, false, false
 	w.f = func(st ast.Stmt, k exit) ast.Stmt {
-		ok = ok && k != exitOther
+		ok = ok && k != exitDefer
 		hasReturn = hasReturn || k == exitReturn
+		hasJump = hasJump || k == exitJump
 		return st
 	}
 	w.list(s.Body.List, 0, 0)
@@ -169,6 +171,10 @@ func (d *Pass) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Si
 	if ret == nil {
 		return nil
 	}
+	if hasJump {
+		ret.jump = d.temp("jmp")
+		ret.before = append(ret.before, define(ret.jump, intLit(0, pos)))
+	}
 	w.f = func(st ast.Stmt, k exit) ast.Stmt { return ret.replace(st, k) }
 	w.list(s.Body.List, 0, 0)
 	body := append(prologue, s.Body.List...)
@@ -178,10 +184,17 @@ func (d *Pass) rangeYield(s *ast.RangeStmt, label *ast.LabeledStmt, ys *types.Si
 		Body: &ast.BlockStmt{Lbrace: s.Body.Lbrace, List: body, Rbrace: s.Body.Rbrace},
 	}
 	call := &ast.ExprStmt{X: &ast.CallExpr{Fun: s.X, Lparen: pos, Args: []ast.Expr{lit}, Rparen: s.End()}}
-	if !hasReturn {
+	if !hasReturn && !hasJump {
 		return call
 	}
-	return &ast.BlockStmt{Lbrace: pos, List: append(append(ret.before, call), ret.after), Rbrace: s.End()}
+	list := append(ret.before, call)
+	if ret.after != nil {
+		list = append(list, ret.after)
+	}
+	if hasJump {
+		list = append(list, ret.jumpSwitch())
+	}
+	return &ast.BlockStmt{Lbrace: pos, List: list, Rbrace: s.End()}
 }
 
 // yieldParams returns the yield function's parameters (the loop's variables when it defines
@@ -218,6 +231,18 @@ type returnPlan struct {
 	before []ast.Stmt // declarations before the call
 	after  ast.Stmt   // the return after the call
 	pos    token.Pos
+	jump   string     // which jump out of the body was taken (1-based; 0 none)
+	jumps  []ast.Stmt // the jumps, made after the call
+}
+
+// jumpSwitch makes, after the iterator's call, the jump the body took.
+func (p *returnPlan) jumpSwitch() ast.Stmt {
+	pos := p.pos
+	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
+	for i, j := range p.jumps {
+		body.List = append(body.List, &ast.CaseClause{Case: pos, List: []ast.Expr{intLit(i+1, pos)}, Colon: pos, Body: []ast.Stmt{j}})
+	}
+	return &ast.SwitchStmt{Switch: pos, Tag: ident(p.jump, pos), Body: body}
 }
 
 // returnPlan returns the plan for the enclosing function; nil when its result types cannot be
@@ -266,6 +291,11 @@ func (p *returnPlan) replace(st ast.Stmt, k exit) ast.Stmt {
 		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("false", pos)}}
 	case exitContinue:
 		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("true", pos)}}
+	case exitJump:
+		p.jumps = append(p.jumps, st)
+		return &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{ident(p.jump, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(len(p.jumps), pos)}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("false", pos)}}}, Rbrace: st.End()}
 	case exitReturn:
 		r := st.(*ast.ReturnStmt)
 		var list []ast.Stmt
