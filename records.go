@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/internal/record"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -125,4 +126,9 @@ func toolRows(task string, step int, res repl.Result) []audit.ToolCall {
 	return rows
 }
 
-func isSubCall(name string) bool { return name == "llm_query" || name == "llm_query_batched" }
+// isSubCall reports whether the registry places name in the parent (engine.InParent): the
+// sub-calls, whose host records each one as it ends.
+func isSubCall(name string) bool {
+	f, _ := engine.Lookup(name)
+	return f.Place == engine.InParent
+}

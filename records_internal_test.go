@@ -14,8 +14,8 @@ import (
 // one by one; sub-calls are left out.
 func TestToolRows(t *testing.T) {
 	res := repl.Result{
-		Tools:      []repl.ToolCall{{Name: "peek", Result: "a"}, {Name: "llm_query"}, {Name: "search", Err: "bad regex"}},
-		ToolCounts: map[string]int{"peek": 150, "search": 1, "llm_query": 3},
+		Tools:      []repl.ToolCall{{Name: "peek", Result: "a"}, {Name: "llm_query"}, {Name: "search", Err: "bad regex"}, {Name: "llm_query_batched"}},
+		ToolCounts: map[string]int{"peek": 150, "search": 1, "llm_query": 3, "llm_query_batched": 2},
 	}
 	rows := toolRows("t", 2, res)
 	var got []string

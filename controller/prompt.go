@@ -95,7 +95,8 @@ func langNotes(lang string) []string {
 	}
 }
 
-// limitLines are the limits that stop a block or the run, with this run's values.
+// limitLines are the limits that stop a block or the run, with this run's values. What the
+// file-call budget counts is the registry's (engine.FileCallBudget).
 func limitLines(cfg Config, lim engine.Limits) []string {
 	timeLine := "Time: a block is stopped after " + human(cfg.Session.CellTimeout) + "."
 	if cfg.Timeout > 0 {
@@ -109,7 +110,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 		fmt.Sprintf("Failures: when no block works in %d replies in a row (a reply without a code block counts as failed), the run ends.", limits.FailedStreak),
 		fmt.Sprintf("Sub-calls: %s per run (llm_query, batched slots included), in at most %s llm_query_batched calls, %s run at a time. A call that asks for more sub-calls than are left fails and makes none, and your code can send fewer, larger prompts; a call once all are used, or a batch beyond the batch cap, ends the run after its block.",
 			num(lim.SubCalls), num(lim.Batches), num(lim.BatchWidth)),
-		fmt.Sprintf("File tools: %s calls of read_file, list_dir, file_info and grep per session; past that they fail.", num(lim.FileCalls)),
+		fmt.Sprintf("File tools: %s calls of %s per session; past that they fail.", num(lim.FileCalls), engine.Series(engine.FileCallBudget.Names())),
 	}
 	if b, ok := budgetOf(cfg.Model); ok {
 		money := ""

@@ -15,8 +15,9 @@ import (
 	"github.com/rlm-sandbox/rlm/repl"
 )
 
-// subHost serves llm_query and llm_query_batched to the session's worker, under the run's caps.
-// It is the session's engine.Host: the worker's context and file tools never reach it.
+// subHost serves the functions the registry places in the parent (engine.InParent: llm_query
+// and llm_query_batched) to the session's worker, under the run's caps. It is the session's
+// engine.Host: the worker's context and file tools never reach it.
 type subHost struct {
 	cfg  Config
 	step *int
@@ -32,37 +33,50 @@ func newSubHost(cfg Config, step *int) *subHost {
 	return &subHost{cfg: cfg, step: step}
 }
 
-// Call implements engine.Host.
+// Call implements engine.Host. A name the registry does not place in the parent is refused.
 func (h *subHost) Call(ctx context.Context, name string, args []any) (any, error) {
-	switch name {
-	case "llm_query":
-		prompt, ok := arg(args, 0).(string)
-		if !ok {
-			return nil, fault.New(fault.Code, "llm_query: the prompt must be a string, got %s", typeName(arg(args, 0)))
+	if f, _ := engine.Lookup(name); f.Place == engine.InParent {
+		switch name {
+		case "llm_query":
+			return h.llmQuery(ctx, args)
+		case "llm_query_batched":
+			return h.llmQueryBatched(ctx, args)
 		}
-		model, err := h.pickModel(name, arg(args, 1))
-		if err != nil {
-			return nil, err
-		}
-		if err := h.reserve(1, false); err != nil {
-			return nil, err
-		}
-		return h.query(ctx, prompt, model)
-	case "llm_query_batched":
-		prompts, err := stringList(arg(args, 0))
-		if err != nil {
-			return nil, fault.New(fault.Code, "llm_query_batched: %v; pass a list of strings", err)
-		}
-		model, err := h.pickModel(name, arg(args, 1))
-		if err != nil {
-			return nil, err
-		}
-		if err := h.reserve(len(prompts), true); err != nil {
-			return nil, err
-		}
-		return h.batch(ctx, prompts, model), nil
 	}
 	return nil, fault.New(fault.Denied, "%s is not a host function of this run", name)
+}
+
+// llmQuery is one sub-call, counted against the run's sub-call cap.
+func (h *subHost) llmQuery(ctx context.Context, args []any) (any, error) {
+	prompt, ok := arg(args, 0).(string)
+	if !ok {
+		return nil, fault.New(fault.Code, "llm_query: the prompt must be a string, got %s", typeName(arg(args, 0)))
+	}
+	model, err := h.pickModel("llm_query", arg(args, 1))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.reserve(1, false); err != nil {
+		return nil, err
+	}
+	return h.query(ctx, prompt, model)
+}
+
+// llmQueryBatched is a batch of sub-calls, each slot counted against the run's sub-call cap and
+// the batch against its batch cap.
+func (h *subHost) llmQueryBatched(ctx context.Context, args []any) (any, error) {
+	prompts, err := stringList(arg(args, 0))
+	if err != nil {
+		return nil, fault.New(fault.Code, "llm_query_batched: %v; pass a list of strings", err)
+	}
+	model, err := h.pickModel("llm_query_batched", arg(args, 1))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.reserve(len(prompts), true); err != nil {
+		return nil, err
+	}
+	return h.batch(ctx, prompts, model), nil
 }
 
 // reserve counts n sub-calls (and one batch) against the caps, or records the cap as hit.

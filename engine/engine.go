@@ -90,35 +90,41 @@ func (f Func) Signature(lang string) string {
 }
 
 // Func is one model-facing function. The same entry generates the Go prelude function, the JS
-// global and the line in the system prompt.
+// global and the line in the system prompt, and says who serves a call, what the call is
+// counted against, and how a replay of the session's journal serves it again.
 type Func struct {
 	Name   string  // the name model code uses, in both languages
 	Params []Param //
 	Result string  // the Go result type ("" for none); JS returns the same data as plain values
 	Doc    string  // one line for the system prompt; caps are Limits placeholders, see Describe
+	Place  Place   // who serves a call
+	Budget Budget  // what a call is counted against
+	Replay Replay  // how a replay serves a call
 }
 
 // API is the model-facing API, in the order the system prompt lists it. FINAL, FINAL_VAR and
 // print are implemented by the engines themselves (host-side recording and capped capture);
-// everything else goes through Host.Call with the same name.
+// everything else goes through Host.Call with the same name, to the worker's host or, through
+// it, to the parent's (Place).
 var API = []Func{
-	{"length", []Param{{"ctx", "Context", One}}, "int", "size of the context in characters (Unicode code points)"},
-	{"peek", []Param{{"ctx", "Context", One}, {"offset", "int", One}, {"length", "int", One}}, "string", "the characters [offset, offset+length), at most {PeekChars} per call (a longer length is an error), cut at the end of the context (past it: \"\")"},
-	{"text", []Param{{"ctx", "Context", One}}, "string", "the whole context as one string, if it has at most {TextChars} characters (else an error: read it with peek or chunk)"},
+	{"length", []Param{{"ctx", "Context", One}}, "int", "size of the context in characters (Unicode code points)", InWorker, NoBudget, Rerun},
+	{"peek", []Param{{"ctx", "Context", One}, {"offset", "int", One}, {"length", "int", One}}, "string", "the characters [offset, offset+length), at most {PeekChars} per call (a longer length is an error), cut at the end of the context (past it: \"\")", InWorker, NoBudget, Rerun},
+	{"text", []Param{{"ctx", "Context", One}}, "string", "the whole context as one string, if it has at most {TextChars} characters (else an error: read it with peek or chunk)", InWorker, NoBudget, Rerun},
 	{"search", []Param{{"ctx", "Context", One}, {"regex", "string", One}, {"from", "int", Optional}}, "[]Match",
-		"matches in document order, at most {SearchResults} per call, from match number from (default 0). Each has start and end (character offsets), line (1-based line number), text (the match) and line_text (its whole line), both cut at {MatchChars} characters, ref (\"ctx0[start:end]\", to cite), index (its number) and total (matches in the whole context, not only this page; a printed page says how many it shows); search(ctx, regex, last.index+1) reads the next page"},
-	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped"},
-	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} of consecutive slices of size characters, each overlapping the one before by overlap; at most {Chunks}; peek reads a slice in one call only if size is at most {PeekChars}"},
-	{"llm_query", []Param{{"prompt", "string", One}, {"opts", "Opts", Optional}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included; opts (optional) picks the model, see Sub-call models"},
-	{"llm_query_batched", []Param{{"prompts", "[]string", One}, {"opts", "Opts", Optional}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run; opts as for llm_query"},
-	{"read_file", []Param{{"path", "string", One}}, "string", "a file inside the allowed roots; at most {ReadChars} characters"},
-	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots"},
-	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots"},
-	{"grep", []Param{{"regex", "string", One}, {"path", "string", One}}, "[]Match", "matches in a file or directory inside the allowed roots; at most {GrepResults}"},
-	{"write_file", []Param{{"path", "string", One}, {"content", "string", One}}, "", "write into the workspace only; at most {WriteBytes} bytes; never rlm.toml or a name beginning with \".\" (rlm and other tools read those: pick another name)"},
-	{"FINAL", []Param{{"value", "any", One}}, "", "record the answer: a string as it is, anything else as JSON (at most {FinalChars} characters); the run ends after this cell"},
-	{"FINAL_VAR", []Param{{"name", "string", One}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)"},
-	{"print", []Param{{"values", "any", Repeated}}, "", "output shown to you; at most {OutputChars} characters per cell"},
+		"matches in document order, at most {SearchResults} per call, from match number from (default 0). Each has start and end (character offsets), line (1-based line number), text (the match) and line_text (its whole line), both cut at {MatchChars} characters, ref (\"ctx0[start:end]\", to cite), index (its number) and total (matches in the whole context, not only this page; a printed page says how many it shows); search(ctx, regex, last.index+1) reads the next page",
+		InWorker, NoBudget, Rerun},
+	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped", InWorker, NoBudget, Rerun},
+	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} of consecutive slices of size characters, each overlapping the one before by overlap; at most {Chunks}; peek reads a slice in one call only if size is at most {PeekChars}", InWorker, NoBudget, Rerun},
+	{"llm_query", []Param{{"prompt", "string", One}, {"opts", "Opts", Optional}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included; opts (optional) picks the model, see Sub-call models", InParent, SubCallBudget, Journaled},
+	{"llm_query_batched", []Param{{"prompts", "[]string", One}, {"opts", "Opts", Optional}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run; opts as for llm_query", InParent, SubCallBudget, Journaled},
+	{"read_file", []Param{{"path", "string", One}}, "string", "a file inside the allowed roots; at most {ReadChars} characters", InWorker, FileCallBudget, Journaled},
+	{"list_dir", []Param{{"path", "string", One}}, "[]string", "entries of a directory inside the allowed roots", InWorker, FileCallBudget, Journaled},
+	{"file_info", []Param{{"path", "string", One}}, "FileInfo", "{name, size, is_dir, mod_time} of a path inside the allowed roots", InWorker, FileCallBudget, Journaled},
+	{"grep", []Param{{"regex", "string", One}, {"path", "string", One}}, "[]Match", "matches in a file or directory inside the allowed roots; at most {GrepResults}", InWorker, FileCallBudget, Journaled},
+	{"write_file", []Param{{"path", "string", One}, {"content", "string", One}}, "", "write into the workspace only; at most {WriteBytes} bytes; never rlm.toml or a name beginning with \".\" (rlm and other tools read those: pick another name)", InWorker, NoBudget, Journaled},
+	{"FINAL", []Param{{"value", "any", One}}, "", "record the answer: a string as it is, anything else as JSON (at most {FinalChars} characters); the run ends after this cell", InEngine, NoBudget, Rerun},
+	{"FINAL_VAR", []Param{{"name", "string", One}}, "", "record the value of the named variable as the answer (at most {FinalChars} characters)", InEngine, NoBudget, Rerun},
+	{"print", []Param{{"values", "any", Repeated}}, "", "output shown to you; at most {OutputChars} characters per cell", InEngine, NoBudget, Rerun},
 }
 
 // Options are the keys of llm_query's and llm_query_batched's options (Opts in Go, a plain

@@ -116,3 +116,97 @@ func TestVarBound(t *testing.T) {
 		t.Errorf("a Repr of exactly MaxReprChars characters must stay whole, got %d characters", len([]rune(got)))
 	}
 }
+
+// placeErrors are the ways f's Place, Budget and Replay break the rules the hosts rely on.
+func placeErrors(f engine.Func) []string {
+	var bad []string
+	check := func(ok bool, why string) {
+		if !ok {
+			bad = append(bad, why)
+		}
+	}
+	check(f.Place == engine.InEngine || f.Place == engine.InWorker || f.Place == engine.InParent, "no valid place: "+f.Place.String())
+	check(f.Replay == engine.Rerun || f.Replay == engine.Journaled, "no valid replay: "+f.Replay.String())
+	check(f.Budget >= engine.NoBudget && f.Budget <= engine.SubCallBudget, "no valid budget: "+f.Budget.String())
+	// The engine's own functions never reach a host: nothing counts or journals them.
+	check(f.Place != engine.InEngine || f.Replay == engine.Rerun && f.Budget == engine.NoBudget, "served by the engine, yet counted or journaled")
+	// The worker cannot make a parent's call again: a replay serves it from the journal.
+	check(f.Place != engine.InParent || f.Replay == engine.Journaled, "served by the parent, yet rerun")
+	// The worker reruns exactly the functions that read a context: its mapped, immutable files.
+	readsContext := len(f.Params) > 0 && f.Params[0].GoType == "Context"
+	check(f.Place != engine.InWorker || (f.Replay == engine.Rerun) == readsContext, "rerun by the worker if and only if it reads a context")
+	// The worker charges file calls, and charges a replayed one again as it serves it from the journal.
+	check(f.Budget != engine.FileCallBudget || f.Place == engine.InWorker && f.Replay == engine.Journaled, "counted as a file call, yet not a journaled worker function")
+	check(f.Budget != engine.SubCallBudget || f.Place == engine.InParent, "counted as a sub-call, yet not served by the parent")
+	return bad
+}
+
+// TestEveryFunctionHasAValidPlace: each API function says who serves it, what it is counted
+// against and how a replay serves it, consistently with what the hosts do with those fields.
+func TestEveryFunctionHasAValidPlace(t *testing.T) {
+	for _, f := range engine.API {
+		for _, why := range placeErrors(f) {
+			t.Errorf("%s: %s", f.Name, why)
+		}
+	}
+}
+
+// TestPlaceErrors: the rules above catch what they must.
+func TestPlaceErrors(t *testing.T) {
+	ctx := []engine.Param{{"ctx", "Context", engine.One}}
+	path := []engine.Param{{"path", "string", engine.One}}
+	tests := []struct {
+		f    engine.Func
+		want int // errors found
+	}{
+		{engine.Func{Name: "ok", Params: ctx, Place: engine.InWorker, Replay: engine.Rerun}, 0},
+		{engine.Func{Name: "zero"}, 2},
+		{engine.Func{Name: "out of range", Place: 9, Replay: engine.Rerun, Budget: -1}, 2},
+		{engine.Func{Name: "counted print", Place: engine.InEngine, Replay: engine.Rerun, Budget: engine.FileCallBudget}, 2},
+		{engine.Func{Name: "rerun sub-call", Place: engine.InParent, Replay: engine.Rerun, Budget: engine.SubCallBudget}, 1},
+		{engine.Func{Name: "rerun file tool", Params: path, Place: engine.InWorker, Replay: engine.Rerun}, 1},
+		{engine.Func{Name: "journaled context tool", Params: ctx, Place: engine.InWorker, Replay: engine.Journaled}, 1},
+		{engine.Func{Name: "sub-call in the worker", Params: path, Place: engine.InWorker, Replay: engine.Journaled, Budget: engine.SubCallBudget}, 1},
+	}
+	for _, tc := range tests {
+		if got := placeErrors(tc.f); len(got) != tc.want {
+			t.Errorf("%s: got %d errors %q, want %d", tc.f.Name, len(got), got, tc.want)
+		}
+	}
+}
+
+// TestNamesByPlaceAndBudget: who serves what and what counts, as the hosts did before the
+// registry said so.
+func TestNamesByPlaceAndBudget(t *testing.T) {
+	tests := []struct {
+		what string
+		got  []string
+		want string
+	}{
+		{"InEngine", engine.InEngine.Names(), "FINAL FINAL_VAR print"},
+		{"InWorker", engine.InWorker.Names(), "length peek text search count chunk read_file list_dir file_info grep write_file"},
+		{"InParent", engine.InParent.Names(), "llm_query llm_query_batched"},
+		{"BadPlace", engine.BadPlace.Names(), ""},
+		{"FileCallBudget", engine.FileCallBudget.Names(), "read_file list_dir file_info grep"},
+		{"SubCallBudget", engine.SubCallBudget.Names(), "llm_query llm_query_batched"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(tc.got, " "); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.what, got, tc.want)
+		}
+	}
+	if got, want := engine.Place(7).String()+", "+engine.InParent.String(), "Place(7), parent"; got != want {
+		t.Errorf("String: got %q, want %q", got, want)
+	}
+}
+
+func TestSeries(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := engine.Series(tc.names); got != tc.want {
+			t.Errorf("Series(%q) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
 )
@@ -152,12 +153,13 @@ func (s *Server) cellTimeout() time.Duration {
 }
 
 // apiLines are the functions a session's code may call, as the system prompt of a run lists
-// them (from engine.API, the registry that enforces them), with this server's caps. llm_query
-// is left out: a session has no model (rlm_ask runs have one).
+// them (from engine.API, the registry that enforces them, one line per function in its order),
+// with this server's caps. The functions the parent serves (engine.InParent, the sub-calls) are
+// left out: a session has no model (rlm_ask runs have one).
 func apiLines(lang string, l rlm.Limits) []string {
 	var out []string
-	for _, line := range controller.APILines(lang, l) {
-		if !strings.HasPrefix(line, "llm_query") {
+	for i, line := range controller.APILines(lang, l) {
+		if engine.API[i].Place != engine.InParent {
 			out = append(out, line)
 		}
 	}

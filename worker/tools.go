@@ -6,18 +6,20 @@ import (
 	"os"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
-// localTools serves the context tools inside the worker, from memory-mapped context files that
-// the worker's Landlock rules allow it to read. Everything else goes to the parent.
+// localTools serves the functions the registry places in the worker (engine.InWorker): the
+// context tools, from memory-mapped context files that the worker's Landlock rules allow it to
+// read, and the file tools. Everything else goes to the parent.
 type localTools struct {
 	store     *tools.Store
 	files     *tools.Files // the file tools over cfg.Roots and cfg.Workspace; nil if filesErr
 	filesErr  error        // why the file tools are unavailable
 	blocked   []blockedRoot
-	fileCalls *tools.Counter // read_file, list_dir, file_info and grep calls this session
+	fileCalls *tools.Counter // calls counted against engine.FileCallBudget this session
 	hints     hints          // notes on the running cell's regexes, appended to its output
 }
 
@@ -30,8 +32,7 @@ func openLocalTools(cfg Config) (*localTools, error) {
 		return nil, err
 	}
 	lim := cfg.Limits
-	lt.fileCalls = tools.NewCounter("file-tool call", lim.FileCalls,
-		"read_file, list_dir, file_info and grep count (write_file and the context tools do not); work from what you have read, or grep a whole directory in one call")
+	lt.fileCalls = tools.NewCounter("file-tool call", lim.FileCalls, fileCallsHint())
 	// The roots are descriptors the parent opened; opens through them stay subject to DAC and
 	// Landlock. A root or workspace the user named that the worker cannot use refuses the worker.
 	if len(cfg.Roots) == 0 && cfg.Workspace == nil {
@@ -76,71 +77,86 @@ func openContextTools(cfg Config) (*localTools, error) {
 	return &localTools{store: st}, nil
 }
 
-// contextTools are the API functions served by localTools; their first argument is a context.
-// They read immutable, mapped inputs, so a replay recomputes them instead of reading their
-// results from the journal.
-var contextTools = map[string]bool{"length": true, "peek": true, "text": true, "search": true, "count": true, "chunk": true}
+// fileCallsHint is what the file-call budget's error advises, naming from the registry the
+// functions it counts and the worker's that it does not.
+func fileCallsHint() string {
+	var free []string
+	for _, f := range engine.API {
+		if f.Place == engine.InWorker && f.Replay == engine.Journaled && f.Budget == engine.NoBudget {
+			free = append(free, f.Name)
+		}
+	}
+	free = append(free, "the context tools")
+	return engine.Series(engine.FileCallBudget.Names()) + " count (" + engine.Series(free) +
+		" do not); work from what you have read, or grep a whole directory in one call"
+}
 
-// call runs a context tool. handled is false for names it does not serve.
+// call runs a function the registry places in the worker; handled is false for the others.
+// Those a replay reruns are the context tools: their first argument is a context, and they read
+// immutable, mapped inputs. Those it serves from the journal are the file tools.
 func (t *localTools) call(name string, args []any) (result any, handled bool, err error) {
-	if fileTools[name] {
-		v, err := t.callFile(name, args)
-		return v, true, err
-	}
-	if !contextTools[name] {
+	f, _ := engine.Lookup(name)
+	switch {
+	case f.Place != engine.InWorker:
 		return nil, false, nil
+	case f.Replay == engine.Journaled:
+		result, err = t.callFile(f, args)
+	default:
+		result, err = t.callContext(name, args)
 	}
+	return result, true, err
+}
+
+// callContext runs a context tool.
+func (t *localTools) callContext(name string, args []any) (any, error) {
 	if t.store == nil {
-		return nil, true, fault.New(fault.Logic, "%s: this session has no context; start it with --ctx FILE", name)
+		return nil, fault.New(fault.Logic, "%s: this session has no context; start it with --ctx FILE", name)
 	}
 	doc, err := t.doc(args)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	switch name {
 	case "length":
-		return doc.Length(), true, nil
+		return doc.Length(), nil
 	case "peek":
 		s, err := doc.Peek(intArg(args, 1), intArg(args, 2))
-		return s.Text, true, toolErr(err)
+		return s.Text, toolErr(err)
 	case "text":
 		s, err := doc.Text()
-		return s, true, toolErr(err)
+		return s, toolErr(err)
 	case "count":
 		n, err := doc.Count(strArg(args, 1))
 		if err == nil {
 			t.hints.anchored(doc, "count", strArg(args, 1), n)
 		}
-		return n, true, toolErr(err)
+		return n, toolErr(err)
 	case "search":
 		if len(args) > 3 {
-			return nil, true, fault.New(fault.Code, "search(ctx, regex, from) takes one from (the number of matches to skip), got %d", len(args)-2)
+			return nil, fault.New(fault.Code, "search(ctx, regex, from) takes one from (the number of matches to skip), got %d", len(args)-2)
 		}
 		r, err := doc.Search(strArg(args, 1), intArg(args, 2))
 		if err != nil {
-			return nil, true, toolErr(err)
+			return nil, toolErr(err)
 		}
 		if r.From == 0 {
 			t.hints.anchored(doc, "search", strArg(args, 1), r.Total)
 		}
-		return searchResult(r), true, nil
-	default: // chunk
+		return searchResult(r), nil
+	case "chunk":
 		spans, err := doc.Chunk(intArg(args, 1), intArg(args, 2))
-		return spansOf(spans), true, toolErr(err)
+		return spansOf(spans), toolErr(err)
 	}
+	return nil, fault.New(fault.Logic, "%s: the worker has no context tool of this name", name)
 }
-
-// fileTools are the API functions served by localTools.files.
-var fileTools = map[string]bool{"read_file": true, "list_dir": true, "file_info": true, "grep": true, "write_file": true}
-
-// countedFileTools are the file tools charged to the session's file-call budget.
-var countedFileTools = map[string]bool{"read_file": true, "list_dir": true, "file_info": true, "grep": true}
 
 // callFile runs a file tool. Results are plain data: file_info a map with snake_case keys, grep
 // a list of {path, line, start, end, text}, write_file its truncation warning ("" if none).
-// Every counted call is charged, a refused one too (a loop probing paths ends at the budget).
-func (t *localTools) callFile(name string, args []any) (any, error) {
-	if countedFileTools[name] {
+// Every call counted against the file-call budget is charged, a refused one too (a loop
+// probing paths ends at the budget).
+func (t *localTools) callFile(f engine.Func, args []any) (any, error) {
+	name := f.Name
+	if f.Budget == engine.FileCallBudget {
 		if err := t.fileCalls.Take(1); err != nil {
 			return nil, fault.Wrap(fault.Limit, err, name)
 		}
@@ -184,10 +200,11 @@ func (t *localTools) runFile(name string, args []any) (any, error) {
 			out[i] = map[string]any{"path": m.Path, "line": m.Line, "start": m.Start, "end": m.End, "text": m.Text}
 		}
 		return out, fileErr(err)
-	default: // write_file
+	case "write_file":
 		warn, err := t.files.Write(strArg(args, 0), strArg(args, 1))
 		return warn, fileErr(err)
 	}
+	return nil, fault.New(fault.Logic, "%s: the worker has no file tool of this name", name)
 }
 
 // fileErr is toolErr, with guard refusals as denials.
@@ -200,8 +217,8 @@ func fileErr(err error) error {
 
 // replayed charges a call answered from the journal during a replay to the session's budget,
 // as the original call was: a rebuilt worker does not get a fresh file-call budget.
-func (t *localTools) replayed(name string) {
-	if t != nil && countedFileTools[name] {
+func (t *localTools) replayed(f engine.Func) {
+	if t != nil && f.Budget == engine.FileCallBudget {
 		_ = t.fileCalls.Take(1)
 	}
 }

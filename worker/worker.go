@@ -121,10 +121,11 @@ type journalEntry struct {
 	Err    *wire.Error     `json:"e,omitempty"`
 }
 
-// worker is the engine's Host inside the worker process. Context tools are served here and
-// never journaled: a replay recomputes them from the same mapped files (the parent checks that
-// the files are unchanged before it replays). File tools are served here too and journaled;
-// every other call goes to the parent and is journaled. During a replay, journaled calls are
+// worker is the engine's Host inside the worker process. It serves the functions the registry
+// places in the worker (engine.InWorker) and passes the others to the parent. A call whose
+// Replay is engine.Rerun (the context tools) is never journaled: a replay recomputes it from
+// the same mapped files (the parent checks that the files are unchanged before it replays).
+// Every other call, the file tools' and the parent's, is journaled, and during a replay
 // answered from the journal.
 type worker struct {
 	conn  *wire.Conn
@@ -260,13 +261,14 @@ func (wk *worker) Call(ctx context.Context, name string, args []any) (any, error
 	if cell == 0 {
 		return nil, fault.New(fault.Logic, "%s was called while no cell was running, by a goroutine an earlier cell left behind; wait for your goroutines (sync.WaitGroup) before a cell ends", name)
 	}
+	f, _ := engine.Lookup(name)
 	var v any
 	var err error
 	switch {
-	case contextTools[name] && wk.local != nil:
+	case f.Place == engine.InWorker && f.Replay == engine.Rerun && wk.local != nil:
 		v, _, err = wk.local.call(name, args)
 	case rj != nil:
-		wk.local.replayed(name) // a rebuilt worker's file-call budget counts the replayed calls
+		wk.local.replayed(f) // a rebuilt worker's file-call budget counts the replayed calls
 		v, err = rj.serve(name, args)
 	default:
 		v, err = wk.journaled(ctx, cell, seq, name, args)

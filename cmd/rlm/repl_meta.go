@@ -72,7 +72,7 @@ func (sh *shell) help() {
 	for _, l := range controller.APILines(string(sh.lang), sh.s.Limits()) {
 		fmt.Fprintln(sh.out, "  "+l)
 	}
-	fmt.Fprintln(sh.out, "  (llm_query and llm_query_batched need a model: they work in rlm run, not in the REPL)")
+	fmt.Fprintf(sh.out, "  (%s need a model: they work in rlm run, not in the REPL)\n", engine.Series(engine.InParent.Names()))
 }
 
 func (sh *shell) metaOpen(args []string, want int) {

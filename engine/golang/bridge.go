@@ -82,7 +82,8 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 }
 
 // call is the bridge: it checks the arguments against the API registry, turns them into plain
-// data, and either handles the function itself (FINAL, FINAL_VAR, print) or asks the host. The
+// data, and either handles the function itself (the registry places FINAL, FINAL_VAR and print
+// in the engine) or asks the host. The
 // result is converted to the prelude's type; every value is a fresh copy.
 func (e *Engine) call(name string, args ...any) any {
 	f, ok := engine.Lookup(name)
@@ -100,19 +101,8 @@ func (e *Engine) call(name string, args ...any) any {
 		last := f.Params[len(f.Params)-1]
 		hostFail(fault.Code, "%s takes at most one %s (%s), got %d", name, strings.TrimPrefix(last.GoType, "..."), last.Name, len(args)-len(f.Params)+1)
 	}
-	switch name {
-	case "FINAL":
-		e.recordFinal(args[0])
-		return nil
-	case "FINAL_VAR":
-		s, ok := args[0].(string)
-		if !ok {
-			hostFail(fault.Code, "FINAL_VAR takes the variable's name as a string")
-		}
-		e.withState(func(st *cellState) { st.finalVar = s })
-		return nil
-	case "print":
-		fmt.Fprintln(e.out, printable(args)...)
+	if f.Place == engine.InEngine {
+		e.builtin(name, args)
 		return nil
 	}
 	plain := make([]any, len(args))
@@ -134,6 +124,24 @@ func (e *Engine) call(name string, args ...any) any {
 		hostFail(fault.Code, "%s: host returned %T: %v", name, res, err)
 	}
 	return v
+}
+
+// builtin runs a function the registry places in the engine itself (engine.InEngine).
+func (e *Engine) builtin(name string, args []any) {
+	switch name {
+	case "FINAL":
+		e.recordFinal(args[0])
+	case "FINAL_VAR":
+		s, ok := args[0].(string)
+		if !ok {
+			hostFail(fault.Code, "FINAL_VAR takes the variable's name as a string")
+		}
+		e.withState(func(st *cellState) { st.finalVar = s })
+	case "print":
+		fmt.Fprintln(e.out, printable(args)...)
+	default:
+		hostFail(fault.Logic, "%s: the Go engine has no implementation of it", name)
+	}
 }
 
 // at records which top-level statement of cell gen is about to run. A cell that was cancelled

@@ -39,16 +39,11 @@ func (e *Engine) installAPI() error {
 	var print goja.Value
 	e.apiFuncs = map[string]*goja.Object{}
 	for _, f := range engine.API {
-		var fn func(goja.FunctionCall) goja.Value
-		switch f.Name {
-		case "FINAL":
-			fn = e.final
-		case "FINAL_VAR":
-			fn = e.finalVar
-		case "print":
-			fn = e.print
-		default:
-			fn = e.hostFunc(f)
+		fn := e.hostFunc(f)
+		if f.Place == engine.InEngine {
+			if fn = e.builtin(f.Name); fn == nil {
+				return fmt.Errorf("%s: the JS engine has no implementation of it", f.Name)
+			}
 		}
 		v := e.vm.ToValue(fn)
 		obj := v.(*goja.Object)
@@ -86,6 +81,20 @@ func (e *Engine) installAPI() error {
 		if err := g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// builtin is the global of a function the registry places in the engine itself
+// (engine.InEngine), or nil if this engine has none of that name.
+func (e *Engine) builtin(name string) func(goja.FunctionCall) goja.Value {
+	switch name {
+	case "FINAL":
+		return e.final
+	case "FINAL_VAR":
+		return e.finalVar
+	case "print":
+		return e.print
 	}
 	return nil
 }
