@@ -16,7 +16,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/record"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
-	"github.com/rlm-sandbox/rlm/llm/llmtest"
+	"github.com/rlm-sandbox/rlm/llm/replay"
 	"github.com/rlm-sandbox/rlm/redact"
 	"github.com/rlm-sandbox/rlm/repl"
 	"github.com/rlm-sandbox/rlm/trace"
@@ -35,7 +35,7 @@ type run struct {
 	prog    *reporter
 	llmCfg  llm.Config
 	client  *llm.Client // nil for a script run without a model
-	replay  *llmtest.Server
+	replay  *replay.Server
 
 	stopMark   func() bool   // stops the early FAILED mark of a cancelled run (context.AfterFunc)
 	marked     chan struct{} // closed when that mark, once started, is written
@@ -108,17 +108,14 @@ func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error
 	return r, nil
 }
 
-// startReplay serves the scripted model on loopback and points the client at it, keeping the
-// budgets and the retry settings.
+// startReplay serves the scripted model of the reply file on loopback and points the client at
+// it, keeping the budgets and the retry settings.
 func (r *run) startReplay() error {
-	sc, err := llmtest.Load(r.Replay)
+	srv, err := replay.Open(r.Replay)
 	if err != nil {
 		return &OptionError{"Replay", err}
 	}
-	r.replay = llmtest.New()
-	if err := r.replay.Push(sc...); err != nil {
-		return &OptionError{"Replay", err}
-	}
+	r.replay = srv
 	c := &r.llmCfg
 	c.Provider, c.BaseURL, c.APIKey, c.Models, c.SubModels = "", r.replay.URL(), "", []string{"replay"}, nil
 	c.Endpoints, c.DefaultEndpoint, c.Catalog = nil, "", nil

@@ -40,8 +40,8 @@ type Options struct {
 	// A question needs Model.Models (or Replay); a script without one runs, and its llm_query
 	// calls fail with an error that says what to set.
 	Model llm.Config
-	// Replay answers with a scripted model: the llmtest reply file at this path (see
-	// examples/demo/model.json), served over loopback HTTP. It replaces Model's backends and
+	// Replay answers with a scripted model: the reply file at this path (package llm/replay;
+	// see examples/demo/model.json), served over loopback HTTP. It replaces Model's backends and
 	// ladders and keeps its budgets. Sub-runs are served by it too.
 	Replay string
 	// Budget, when set, is shared with other runs (a batch): every model call of this run

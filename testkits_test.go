@@ -12,11 +12,7 @@ var testKits = []string{"corpus", "taskset", "trace/tracetest", "llm/llmtest"}
 
 // pendingKitImports are the production imports of a test kit that are known and still to go,
 // each with why. The test fails when one is gone too, so that the list only shrinks.
-var pendingKitImports = map[string]string{
-	// rlm run --replay serves the scripted model of llmtest over loopback (issue 18: the replay
-	// model is to leave llm/llmtest).
-	"github.com/rlm-sandbox/rlm -> github.com/rlm-sandbox/rlm/llm/llmtest": "--replay",
-}
+var pendingKitImports = map[string]string{}
 
 // TestProductionLinksNoTestKit: no package of the module imports a test kit outside its tests
 // (go list without -test lists only what a build links), but the pending ones above.

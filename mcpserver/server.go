@@ -30,7 +30,8 @@ type Options struct {
 	// Model is rlm_ask's model client configuration, budgets included (rlm.Options.Model).
 	// Without Models (and without Replay), rlm_ask refuses with a message saying what to set.
 	Model llm.Config
-	// Replay answers rlm_ask with the scripted model of this llmtest reply file (rlm.Options.Replay).
+	// Replay answers rlm_ask with the scripted model of this reply file (package llm/replay;
+	// rlm.Options.Replay).
 	Replay string
 
 	MaxSessions   int           // sessions and runs holding a worker at once (4)

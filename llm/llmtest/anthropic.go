@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // anthropicFields are the top-level fields the Messages API accepts; any
@@ -43,7 +45,7 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 			rr.N, rr.Model, clip(rr.LastUser(), 120)))
 		return
 	}
-	if !sleep(r, rep.Latency) {
+	if !replay.Sleep(r.Context(), rep.Latency) {
 		return
 	}
 	switch {
@@ -76,30 +78,22 @@ func parseAnthropicRequest(r *http.Request) (RecordedRequest, error) {
 		return RecordedRequest{}, err
 	}
 	var in struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		System    json.RawMessage `json:"system"`
-		MaxTokens int             `json:"max_tokens"`
-		Stream    bool            `json:"stream"`
+		Model     string           `json:"model"`
+		Messages  []replay.Message `json:"messages"`
+		System    replay.Content   `json:"system"`
+		MaxTokens int              `json:"max_tokens"`
+		Stream    bool             `json:"stream"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return RecordedRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
-	rr := RecordedRequest{Path: r.URL.Path, Model: in.Model, MaxTokens: in.MaxTokens, Stream: in.Stream, Body: body,
+	rr := RecordedRequest{Path: r.URL.Path, Model: in.Model, Messages: in.Messages, System: string(in.System),
+		MaxTokens: in.MaxTokens, Stream: in.Stream, Body: body,
 		Authorization: r.Header.Get("X-Api-Key"), Bearer: r.Header.Get("Authorization") != "",
 		APIVersion: r.Header.Get("Anthropic-Version")}
 	json.Unmarshal(body, &rr.Fields)
 	if rr.Has("max_tokens") {
 		rr.MaxTokensField = "max_tokens"
-	}
-	if len(in.System) > 0 {
-		rr.System = contentText(in.System)
-	}
-	for _, m := range in.Messages {
-		rr.Messages = append(rr.Messages, Message{Role: m.Role, Content: contentText(m.Content)})
 	}
 	return rr, nil
 }
@@ -236,7 +230,7 @@ func (a anthropicStream) block(index int, typ string, toks []string, rep Reply, 
 		if cut > 0 && i == cut {
 			return false
 		}
-		if !sleep(a.r, rep.ChunkDelay) || !a.event("content_block_delta", map[string]any{"index": index,
+		if !replay.Sleep(a.r.Context(), rep.ChunkDelay) || !a.event("content_block_delta", map[string]any{"index": index,
 			"delta": map[string]any{"type": typ + "_delta", typ: t}}) {
 			return false
 		}
@@ -310,7 +304,7 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, rr RecordedRequest,
 	}
 }
 
-func tokenTexts(toks []token) []string {
+func tokenTexts(toks []replay.Token) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
 		out[i] = t.Text

@@ -44,7 +44,8 @@
 //
 // # Shapes
 //
-// Streams follow the documented chat.completion.chunk format: a first chunk
+// Streams are written with replay.Stream, shaped for each dialect, and
+// follow the documented chat.completion.chunk format: a first chunk
 // with the assistant role, one chunk per token with choices[0].logprobs
 // .content[0] = {token, logprob, bytes, top_logprobs[k]} (k = the request's
 // top_logprobs or Reply.TopK), a finish chunk, the usage chunk when
@@ -92,7 +93,12 @@
 //
 // Load and ParseScript read a JSON array of replies (or {"replies": [...]}),
 // field names as in Reply's JSON tags, durations as Go strings. Unknown
-// fields are errors. For example, to drive a root model through two cells
+// fields are errors, with the line and the reply's number. The format is
+// that of the reply files of rlm run --replay, package llm/replay, which
+// reads the files and the fields of a healthy reply (text, thinking, when,
+// model, times, latency, chunk_delay); llmtest reads the others, and a replay
+// refuses those as test-only (TestTestOnlyFields keeps the two lists
+// together). For example, to drive a root model through two cells
 // (testdata/root_two_cells.json, run by TestScriptDrivesAConversation):
 //
 //	[

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // writeError writes an error body in the dialect's shape:
@@ -21,7 +23,8 @@ func writeError(w http.ResponseWriter, dialect string, status int, typ, code, ms
 	case OpenRouter:
 		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "metadata": map[string]any{}}}
 	default:
-		body = map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
+		replay.WriteError(w, status, typ, code, msg)
+		return
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
@@ -83,13 +86,14 @@ func fieldRefusal(dialect, field string) string {
 
 // writeCompletion answers a request without "stream": true with one
 // chat.completion object.
-func writeCompletion(w http.ResponseWriter, rr RecordedRequest, rep Reply, toks []token, k int) {
+func writeCompletion(w http.ResponseWriter, rr RecordedRequest, rep Reply, toks []replay.Token, k int) {
 	var text strings.Builder
 	var content []any
-	cw := &chunkWriter{dialect: dialect(rep)}
+	shape := &replay.Stream{}
+	shapeStream(shape, dialect(rep), false)
 	for _, t := range toks {
 		text.WriteString(t.Text)
-		content = append(content, cw.logprobEntry(t, k))
+		content = append(content, shape.Entry(t, k))
 	}
 	var lp any
 	if rr.Logprobs && rep.Kind != NoLogprobs && !rep.NoLogprobs {
@@ -99,7 +103,7 @@ func writeCompletion(w http.ResponseWriter, rr RecordedRequest, rep Reply, toks 
 		"id": "chatcmpl-llmtest", "object": "chat.completion", "created": time.Now().Unix(), "model": rr.Model,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": finishReason(rep), "logprobs": lp,
 			"message": map[string]any{"role": "assistant", "content": text.String()}}},
-		"usage": usageObj(promptTokens(rr, rep), len(toks)),
+		"usage": replay.Usage(promptTokens(rr, rep), len(toks)),
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")

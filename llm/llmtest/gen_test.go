@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-sandbox/rlm/llm/replay"
 	"github.com/rlm-sandbox/rlm/monitor"
 )
 
 // feed runs generated tokens through a monitor the way the client does.
-func feed(toks []token, tier monitor.Tier, withLP bool) monitor.Verdict {
+func feed(toks []replay.Token, tier monitor.Tier, withLP bool) monitor.Verdict {
 	m := monitor.New(monitor.ForTier(tier), 0)
 	for _, t := range toks {
 		tok := monitor.Token{Text: t.Text}
@@ -65,22 +66,4 @@ func kindName(k Kind) string {
 		return "healthy"
 	}
 	return string(k)
-}
-
-func TestSplit(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"Hello, world.", []string{"Hello", ",", " world", "."}},
-		{"```go\nprint(1)\n```", []string{"`", "`", "`", "go", "\n", "print", "(", "1", ")", "\n", "`", "`", "`"}},
-		{"  two  spaces", []string{"  two", "  spaces"}},
-		{"", nil},
-	}
-	for _, tc := range tests {
-		got := Split(tc.in)
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") || strings.Join(got, "") != tc.in {
-			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // Kind is the kind of a scripted reply.
@@ -111,7 +114,7 @@ type Reply struct {
 	Times int    `json:"times,omitempty"`
 }
 
-// replyJSON is Reply's JSON shape: durations are strings ("250ms").
+// replyJSON is Reply's JSON shape when written: durations are strings ("250ms").
 type replyJSON struct {
 	replyAlias
 	Latency    string `json:"latency,omitempty"`
@@ -120,32 +123,39 @@ type replyJSON struct {
 
 type replyAlias Reply
 
-// UnmarshalJSON reads a reply with "latency" and "chunk_delay" written as
-// Go durations ("250ms", "2s").
+// UnmarshalJSON reads a reply in the script format: package replay reads the fields of a
+// healthy reply (durations as Go durations, "250ms"), the others are Reply's JSON fields.
 func (r *Reply) UnmarshalJSON(b []byte) error {
-	var j replyJSON
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields() // a typo in a script must not pass silently
-	if err := d.Decode(&j); err != nil {
+	h, other, err := replay.Decode(b)
+	if err != nil {
 		return err
 	}
-	*r = Reply(j.replyAlias)
-	for _, d := range []struct {
-		s   string
-		dst *time.Duration
-		k   string
-	}{{j.Latency, &r.Latency, "latency"}, {j.ChunkDelay, &r.ChunkDelay, "chunk_delay"}} {
-		if d.s == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.s)
+	return r.fill(h, other)
+}
+
+// fill sets r from a reply's healthy fields, decoded by package replay, and its other fields,
+// which must be Reply's: a typo in a script must not pass silently.
+func (r *Reply) fill(h replay.Reply, other map[string]json.RawMessage) error {
+	var a replyAlias
+	if len(other) > 0 {
+		b, err := json.Marshal(other)
 		if err != nil {
-			return fmt.Errorf("%s %q: %v (write a Go duration such as \"250ms\")", d.k, d.s, err)
+			return err
 		}
-		*d.dst = v
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&a); err != nil {
+			return fmt.Errorf("%s; the fields are listed in llm/llmtest's package documentation (Script files)", strings.TrimPrefix(err.Error(), "json: "))
+		}
 	}
+	*r = Reply(a)
+	r.Text, r.Thinking, r.Latency, r.ChunkDelay = h.Text, h.Thinking, h.Latency, h.ChunkDelay
+	r.When, r.Model, r.Times = h.When, h.Model, h.Times
 	return nil
 }
+
+// rule is the reply's rule in the queue.
+func (r Reply) rule() replay.Rule { return replay.Rule{When: r.When, Model: r.Model, Times: r.Times} }
 
 // MarshalJSON writes a reply in the script format.
 func (r Reply) MarshalJSON() ([]byte, error) {
@@ -166,6 +176,11 @@ func (k Kind) streamed() bool {
 		return true
 	}
 	return false
+}
+
+// unknownKind is the error for a kind that is not one of the constants.
+func unknownKind(k Kind) error {
+	return fmt.Errorf("unknown kind %q; write one of the kinds in llm/llmtest's package documentation (healthy, loop, rate_limit, …)", k)
 }
 
 func (k Kind) valid() bool {

@@ -1,63 +1,47 @@
 package llmtest
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-
-	"github.com/rlm-sandbox/rlm/tools"
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // Script is an ordered list of replies, the content of a script file.
 type Script []Reply
 
-// maxScriptFile is the largest script file read.
-const maxScriptFile = 64 << 20
-
-// Load reads a script file (see the package documentation for the format): a regular file (a
-// fifo is refused, never waited on) of at most maxScriptFile bytes.
+// Load reads a script file (see the package documentation for the format) as package replay
+// reads a reply file: a regular file (a fifo is refused, never waited on) of at most 64 MiB.
+// Unlike a replay, a script may use every field of Reply.
 func Load(path string) (Script, error) {
-	b, err := tools.ReadRegular(path, maxScriptFile)
+	es, err := replay.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseScript(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return script(es)
 }
 
-// ParseScript parses a script: a JSON array of replies, or an object
-// {"replies": [...]}. Unknown fields are errors, so a typo does not pass
-// silently.
+// ParseScript parses a script: a JSON array of replies, or an object {"replies": [...]}.
+// Unknown fields are errors, so a typo does not pass silently; errors give the line and the
+// reply.
 func ParseScript(b []byte) (Script, error) {
-	b = bytes.TrimSpace(b)
-	var s Script
-	var err error
-	if len(b) > 0 && b[0] == '{' {
-		var obj struct {
-			Replies Script `json:"replies"`
-		}
-		err = strictUnmarshal(b, &obj)
-		s = obj.Replies
-	} else {
-		err = strictUnmarshal(b, &s)
-	}
+	es, err := replay.Read(b)
 	if err != nil {
-		return nil, fmt.Errorf("llmtest script: %w", err)
+		return nil, err
 	}
-	// Validate kinds and regexps the way Push does.
-	if err := (&Server{}).Push(s...); err != nil {
-		return nil, fmt.Errorf("llmtest script: %w", err)
-	}
-	return s, nil
+	return script(es)
 }
 
-func strictUnmarshal(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	return d.Decode(v)
+// script reads the fields package replay left to llmtest (which checked the rest) and checks
+// the kinds.
+func script(es []replay.Entry) (Script, error) {
+	s := make(Script, len(es))
+	for i, e := range es {
+		if err := s[i].fill(e.Reply, e.Other); err != nil {
+			return nil, e.Errorf("%v", err)
+		}
+		if !s[i].Kind.valid() {
+			return nil, e.Errorf("%v", unknownKind(s[i].Kind))
+		}
+	}
+	return s, nil
 }
 
 // NewFromFile starts a server with the replies of a script file.

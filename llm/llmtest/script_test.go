@@ -2,11 +2,14 @@ package llmtest_test
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // TestScriptDrivesAConversation: the script of the package documentation
@@ -36,5 +39,36 @@ func TestScriptDrivesAConversation(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Errorf("requests = %d, want 2", n)
+	}
+}
+
+// TestTestOnlyFields: every field of a script that package replay does not play is one it
+// refuses as test-only (its list is kept by hand), and a script with only replay's fields plays
+// in both.
+func TestTestOnlyFields(t *testing.T) {
+	played := map[string]bool{"text": true, "thinking": true, "when": true, "model": true, "times": true, "latency": true, "chunk_delay": true}
+	rt := reflect.TypeFor[llmtest.Reply]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name == "-" || played[name] {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			in := `[{"` + name + `": null}]`
+			if _, err := llmtest.ParseScript([]byte(in)); err != nil {
+				t.Errorf("llmtest.ParseScript(%s): %v, want it read", in, err)
+			}
+			_, err := replay.Parse([]byte(in))
+			if got, want := fmt.Sprint(err), `line 1: reply 1: "`+name+`" is a test-only field`; !strings.HasPrefix(got, want) {
+				t.Errorf("replay.Parse(%s) = %s, want %s…", in, got, want)
+			}
+		})
+	}
+	both := `[{"text": "a", "thinking": "b", "when": "c", "model": "d", "times": 2, "latency": "1ms", "chunk_delay": "1ms"}]`
+	if _, err := replay.Parse([]byte(both)); err != nil {
+		t.Errorf("replay.Parse: %v", err)
+	}
+	if _, err := llmtest.ParseScript([]byte(both)); err != nil {
+		t.Errorf("llmtest.ParseScript: %v", err)
 	}
 }

@@ -6,15 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
+
+	"github.com/rlm-sandbox/rlm/llm/replay"
 )
 
 // Message is one chat message of a recorded request.
-type Message struct{ Role, Content string }
+type Message = replay.Message
 
 // RecordedRequest is one request the server received.
 type RecordedRequest struct {
@@ -49,14 +49,7 @@ func (r RecordedRequest) Has(field string) bool {
 }
 
 // LastUser returns the content of the last user message ("" if none).
-func (r RecordedRequest) LastUser() string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" {
-			return r.Messages[i].Content
-		}
-	}
-	return ""
-}
+func (r RecordedRequest) LastUser() string { return replay.LastUser(r.Messages) }
 
 // Server is a fake OpenAI-compatible chat completions server over real HTTP
 // and SSE. It is safe for concurrent use.
@@ -65,15 +58,9 @@ type Server struct {
 	api string // "openai" or "anthropic"
 
 	mu       sync.Mutex
-	queue    []*queued
+	queue    replay.Queue[Reply]
 	handler  func(RecordedRequest) Reply
 	requests []RecordedRequest
-}
-
-type queued struct {
-	Reply
-	when *regexp.Regexp
-	left int // -1 = unlimited
 }
 
 // New starts an OpenAI-compatible server whose queue holds replies (see
@@ -112,27 +99,20 @@ func (s *Server) Close() {
 // Push appends replies to the queue. A request takes the first queued reply
 // whose When and Model match it; the reply leaves the queue after Times uses.
 func (s *Server) Push(replies ...Reply) error {
-	var qs []*queued
+	var q replay.Queue[Reply] // checks every rule before any reply is queued
 	for i, r := range replies {
-		q := &queued{Reply: r, left: r.Times}
 		if !r.Kind.valid() {
-			return fmt.Errorf("reply %d: unknown kind %q", i+1, r.Kind)
+			return fmt.Errorf("reply %d: %v", i+1, unknownKind(r.Kind))
 		}
-		if r.When != "" {
-			re, err := regexp.Compile(r.When)
-			if err != nil {
-				return fmt.Errorf("reply %d: when: %v", i+1, err)
-			}
-			q.when = re
+		if err := q.Push(r.rule(), r); err != nil {
+			return fmt.Errorf("reply %d: %v", i+1, err)
 		}
-		if q.left == 0 {
-			q.left = 1
-		}
-		qs = append(qs, q)
 	}
 	s.mu.Lock()
-	s.queue = append(s.queue, qs...)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	for _, r := range replies {
+		s.queue.Push(r.rule(), r)
+	}
 	return nil
 }
 
@@ -155,7 +135,7 @@ func (s *Server) Requests() []RecordedRequest {
 func (s *Server) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.queue)
+	return s.queue.Len()
 }
 
 // pick records the request and chooses its reply; ok is false when nothing
@@ -171,22 +151,7 @@ func (s *Server) pick(rr *RecordedRequest) (Reply, bool) {
 		s.mu.Lock()
 		return rep, true
 	}
-	for i, q := range s.queue {
-		if q.Model != "" && q.Model != rr.Model || q.when != nil && !q.when.MatchString(rr.LastUser()) {
-			continue
-		}
-		if rejects(q.Reply, *rr) {
-			return q.Reply, true
-		}
-		if q.left > 0 {
-			q.left--
-			if q.left == 0 {
-				s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
-			}
-		}
-		return q.Reply, true
-	}
-	return Reply{}, false
+	return s.queue.Take(rr.Model, rr.LastUser(), func(rep Reply) bool { return rejects(rep, *rr) })
 }
 
 // rejects reports whether a reply answers the request with a 400 about a
@@ -218,7 +183,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				rr.N, rr.Model, clip(rr.LastUser(), 120)))
 		return
 	}
-	if !sleep(r, rep.Latency) {
+	if !replay.Sleep(r.Context(), rep.Latency) {
 		return
 	}
 	if rep.RejectLogprobs && rr.Logprobs {
@@ -250,33 +215,25 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-// parseRequest reads a chat completions request body.
+// parseRequest reads a chat completions request body: what package replay reads of it, and the
+// rest of what a test may look at.
 func parseRequest(r *http.Request) (RecordedRequest, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
 	if err != nil {
 		return RecordedRequest{}, err
 	}
+	req, err := replay.ParseRequest(body)
+	if err != nil {
+		return RecordedRequest{}, err
+	}
 	var in struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Logprobs            bool `json:"logprobs"`
-		TopLogprobs         int  `json:"top_logprobs"`
-		MaxTokens           int  `json:"max_tokens"`
-		MaxCompletionTokens int  `json:"max_completion_tokens"`
-		Stream              bool `json:"stream"`
-		StreamOptions       struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
+		MaxTokens           int `json:"max_tokens"`
+		MaxCompletionTokens int `json:"max_completion_tokens"`
 	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return RecordedRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
-	}
-	rr := RecordedRequest{Path: r.URL.Path, Model: in.Model, Logprobs: in.Logprobs, TopLogprobs: in.TopLogprobs,
-		MaxTokens: max(in.MaxTokens, in.MaxCompletionTokens), Stream: in.Stream,
-		IncludeUsage: in.StreamOptions.IncludeUsage, Body: body,
+	json.Unmarshal(body, &in)
+	rr := RecordedRequest{Path: r.URL.Path, Model: req.Model, Messages: req.Messages, Logprobs: req.Logprobs, TopLogprobs: req.TopLogprobs,
+		MaxTokens: max(in.MaxTokens, in.MaxCompletionTokens), Stream: req.Stream,
+		IncludeUsage: req.IncludeUsage, Body: body,
 		Authorization: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
 		Bearer:        r.Header.Get("Authorization") != ""}
 	json.Unmarshal(body, &rr.Fields)
@@ -286,29 +243,7 @@ func parseRequest(r *http.Request) (RecordedRequest, error) {
 	case in.MaxTokens > 0:
 		rr.MaxTokensField = "max_tokens"
 	}
-	for _, m := range in.Messages {
-		rr.Messages = append(rr.Messages, Message{Role: m.Role, Content: contentText(m.Content)})
-	}
 	return rr, nil
-}
-
-// contentText reads a message content: a string or an array of parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type, Text string
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return string(raw)
 }
 
 // streamReply streams a completion reply, or a JSON completion when the
@@ -323,22 +258,16 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 		writeCompletion(w, rr, rep, toks, k)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	cw := &chunkWriter{w: w, dialect: dialect(rep), id: fmt.Sprintf("chatcmpl-llmtest-%d", rr.N),
-		model: rr.Model, created: time.Now().Unix(), usage: (rr.IncludeUsage || dialect(rep) == OpenRouter) && !rep.NoUsage,
-		cached: rep.CachedTokens, cost: rep.Cost}
-	withLP := rr.Logprobs && rep.Kind != NoLogprobs && !rep.NoLogprobs
-	if cw.dialect == OpenRouter {
-		cw.comment("OPENROUTER PROCESSING")
-	}
-	if cw.event(cw.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)) != nil {
+	usage := (rr.IncludeUsage || dialect(rep) == OpenRouter) && !rep.NoUsage
+	st := newStream(w, rr, rep, usage)
+	if st.Open() != nil {
 		return
 	}
 	thinking := Split(rep.Thinking)
-	if !cw.reasoning(r, thinking, rep.ChunkDelay) {
-		return
+	for _, t := range thinking {
+		if !replay.Sleep(r.Context(), rep.ChunkDelay) || st.Think(t) != nil {
+			return
+		}
 	}
 	stop := len(toks)
 	if rep.Kind == Drop || rep.Kind == StreamError {
@@ -347,15 +276,9 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 			stop = max(1, len(toks)/2)
 		}
 	}
+	withLP := rr.Logprobs && rep.Kind != NoLogprobs && !rep.NoLogprobs
 	for _, t := range toks[:stop] {
-		if !sleep(r, rep.ChunkDelay) {
-			return
-		}
-		var lp any
-		if withLP {
-			lp = map[string]any{"content": []any{cw.logprobEntry(t, k)}, "refusal": nil}
-		}
-		if cw.event(cw.chunk(map[string]any{"content": t.Text}, lp, nil)) != nil {
+		if !replay.Sleep(r.Context(), rep.ChunkDelay) || st.Say(t, k, withLP) != nil {
 			return
 		}
 	}
@@ -364,11 +287,11 @@ func streamReply(w http.ResponseWriter, r *http.Request, rr RecordedRequest, rep
 		panic(http.ErrAbortHandler) // closes the connection mid-stream
 	case StreamError:
 		status, typ, code, msg := errorShape(ServerError)
-		cw.event(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "status": status}})
+		st.Event(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "status": status}})
 		return
 	}
-	if cw.finish(finishReason(rep), promptTokens(rr, rep), len(thinking)+len(toks)) == nil {
-		cw.done()
+	if finish(st, rep, usage, promptTokens(rr, rep), len(thinking)+len(toks)) == nil {
+		st.Done()
 	}
 }
 
@@ -394,9 +317,5 @@ func promptTokens(rr RecordedRequest, rep Reply) int {
 	if rep.PromptTokens > 0 {
 		return rep.PromptTokens
 	}
-	n := 0
-	for _, m := range rr.Messages {
-		n += utf8.RuneCountInString(m.Content)
-	}
-	return (n + 3) / 4
+	return replay.PromptTokens(rr.Messages)
 }

@@ -247,11 +247,12 @@ func TestScript(t *testing.T) {
 
 func TestParseScriptErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{`[{"txet": "typo"}]`, "unknown field"},
-		{`[{"kind": "nope"}]`, "unknown kind"},
-		{`[{"when": "("}]`, "when"},
-		{`[{"latency": "soon"}]`, "latency"},
-		{`{"replies": [{"text": "ok"}], "extra": 1}`, "unknown field"},
+		{`[{"txet": "typo"}]`, `line 1: reply 1: unknown field "txet"`},
+		{"[{},\n {\"kind\": \"nope\"}]", `line 2: reply 2: unknown kind "nope"`},
+		{`[{"when": "("}]`, `reply 1: when: "(" is not a regular expression`},
+		{`[{"latency": "soon"}]`, `reply 1: latency: "soon" is not a duration`},
+		{`[{"status": "500"}]`, `reply 1: cannot unmarshal string into Go struct field`},
+		{`{"replies": [{"text": "ok"}], "extra": 1}`, `unknown key "extra"`},
 	}
 	for _, tc := range tests {
 		_, err := llmtest.ParseScript([]byte(tc.in))
