@@ -427,20 +427,32 @@ func (b bench) measure(ctx context.Context, d idiom, runs int) (result, error) {
 	for _, size := range []int{b.n / d.div(), 4 * b.n / d.div()} {
 		file := b.inputs[fmt.Sprint(d.Input, size)]
 		outs := map[string]timing{}
-		var err error
-		if outs["rlm"], err = b.rr.run(ctx, d, file, runs); err != nil {
-			return res, fmt.Errorf("%s/%s at %d bytes, rlm: %v", d.Lang, d.Name, size, err)
-		}
-		if d.Lang == "go" {
-			outs["native"], err = runProcess(ctx, b.nativeGo, d.Name, file, strconv.Itoa(runs))
-		} else {
-			outs["native"], err = runProcess(ctx, "node", b.nodeJS, d.Name, file, strconv.Itoa(runs))
-		}
-		if err != nil {
-			return res, fmt.Errorf("%s/%s at %d bytes, native: %v", d.Lang, d.Name, size, err)
-		}
-		if outs["python3"], err = runProcess(ctx, "python3", b.py, d.Lang+"/"+d.Name, file, strconv.Itoa(runs)); err != nil {
-			return res, fmt.Errorf("%s/%s at %d bytes, python3: %v", d.Lang, d.Name, size, err)
+		for _, c := range []string{"rlm", "native", "python3"} {
+			start := time.Now()
+			var t timing
+			var err error
+			switch {
+			case c == "rlm":
+				t, err = b.rr.run(ctx, d, file, runs)
+			case c == "native" && d.Lang == "go":
+				t, err = runProcess(ctx, b.nativeGo, d.Name, file, strconv.Itoa(runs))
+			case c == "native":
+				t, err = runProcess(ctx, "node", b.nodeJS, d.Name, file, strconv.Itoa(runs))
+			default:
+				t, err = runProcess(ctx, "python3", b.py, d.Lang+"/"+d.Name, file, strconv.Itoa(runs))
+			}
+			if err != nil {
+				return res, fmt.Errorf("%s/%s at %d bytes, %s: %v", d.Lang, d.Name, size, c, err)
+			}
+			var timed int64
+			for _, ns := range t.NS {
+				timed += ns
+			}
+			if untimed := time.Since(start) - time.Duration(timed); untimed > 10*time.Second {
+				progress("note: %s/%s at %d bytes, %s: %.0fs outside the timed runs (start-up, reading the input); a busy machine?",
+					d.Lang, d.Name, size, c, untimed.Seconds())
+			}
+			outs[c] = t
 		}
 		sum, err := agree(outs)
 		if err != nil {
