@@ -10,6 +10,8 @@
 #
 # The text is wordText() from engine/golang/bench_test.go (seed 1), written by the Go test if
 # missing. The Go tests behind this are skipped unless RLM_WORDCOUNT_FILE is set.
+# The same word count is the map-count idiom of `go run ./scripts/idiombench`, which times many
+# more idioms, at two sizes, through rlm sessions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export RLM_WORDCOUNT_FILE=${WORDFILE:-/tmp/rlm-wordcount-5mb.txt}
