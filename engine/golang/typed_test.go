@@ -212,6 +212,29 @@ outer:
 	}
 	fmt.Println(skipped, firstBig())
 }`}, "found 7\nap0 ap1 ap2 ap3 ap4 bp0 cp0 cp1 \n5 8\n", ""},
+		{"functions use the top-level variables of their own cell", []string{`type row struct {
+	name string
+	n    int
+}
+lines := strings.Split("a 1\nb 2\nc 3", "\n")
+rows := []row{}
+func parse(l string) row {
+	f := strings.Fields(l)
+	n, _ := strconv.Atoi(f[1])
+	return row{f[0], n}
+}
+func total() int {
+	t := 0
+	for _, r := range rows {
+		t += r.n
+	}
+	return t + len(lines)
+}
+for _, l := range lines {
+	rows = append(rows, parse(l))
+}
+print(total())`, `rows = append(rows, row{"d", 4})
+print(total(), len(rows))`}, "13 4\n", ""},
 		{"range over a function iterator", []string{`func Count(n int) func(func(int) bool) {
 	return func(yield func(int) bool) {
 		for i := 0; i < n; i++ {

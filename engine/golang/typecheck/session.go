@@ -106,6 +106,7 @@ type Cell struct {
 	depths   map[string]int    // estimated depths of the cell's types
 	bodyVars []*types.Var      // variables the snippet's top-level statements define
 	prior    map[string]types.Object
+	early    []ast.Decl // package-level declarations of body variables the cell's functions use (see declareEarly)
 }
 
 // Check type-checks a validated unit against the session: it adds imports the unit uses but
@@ -148,6 +149,9 @@ func (s *Session) Check(u *source.GoUnit) (c *Cell, err error) {
 	c.addImports(c.qualifiers(false))
 	errs := c.check()
 	if len(errs) > 0 && c.addImports(c.qualifiers(true)) {
+		errs = c.check()
+	}
+	if len(errs) > 0 && c.declareEarly(errs) {
 		errs = c.check()
 	}
 	if l := c.report(errs); len(l) > 0 {
@@ -259,6 +263,7 @@ func (c *Cell) checkFile() *ast.File {
 	if len(c.extra) > 0 {
 		decls = append(decls, &ast.GenDecl{TokPos: f.Package, Tok: token.IMPORT, Specs: c.extra})
 	}
+	decls = append(decls, c.early...)
 	decls = append(decls, f.Decls...)
 	if c.body != nil {
 		decls = append(decls, c.body)
