@@ -21,11 +21,11 @@ import (
 // can be reassigned, and reading a top-level binding before its declaration gives undefined.
 // Declarations inside blocks and functions keep their normal semantics.
 func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
-	src := unit.Program
-	names := topLevelNames(src.Body)
+	names := topLevelNames(unit.Program.Body)
 	if err := e.checkNames(unit, names); err != nil {
 		return nil, err
 	}
+	src := forOfCopy(unit.Program)
 	prg := &ast.Program{
 		Body:            make([]ast.Statement, len(src.Body)),
 		DeclarationList: append([]*ast.VariableDeclaration(nil), src.DeclarationList...),
@@ -40,6 +40,20 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 		prg.Body[i] = st
 	}
 	return compileAST(prg, unit)
+}
+
+// forOfCopy is a copy of the unit's program with its innermost for…of loops rewritten (see
+// forof.go); the unit itself is left as the validator saw it. A rewrite that fails leaves the
+// program as it is.
+func forOfCopy(p *ast.Program) (out *ast.Program) {
+	defer func() {
+		if recover() != nil {
+			out = p
+		}
+	}()
+	c := deepCopy(p).(*ast.Program)
+	rewriteForOf(c.Body)
+	return c
 }
 
 func compileAST(prg *ast.Program, unit *source.JSUnit) (p *goja.Program, err error) {

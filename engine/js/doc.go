@@ -16,6 +16,9 @@
 // chunk) are what models call their own data (let count = 0): a top-level declaration of one
 // hides the function for the session, and a later call of it fails with a message that says so.
 // Promise jobs run before Exec returns; a rejection nobody handled by then fails the cell.
+// An innermost for…of loop is compiled so that over a plain array it runs as an indexed loop
+// (about 2.5 times faster than goja's iterator protocol) and over anything else as for…of; the
+// global __rlm_plainArray tells the two apart without running model code (forof.go).
 //
 // # Hardening prelude
 //

@@ -98,6 +98,9 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.installAPI(); err != nil {
 		return nil, fmt.Errorf("js: install API: %w", err)
 	}
+	if err := e.installPlainArray(); err != nil {
+		return nil, fmt.Errorf("js: install %s: %w", plainArrayName, err)
+	}
 	if err := harden(e.vm, writableGlobals()); err != nil {
 		return nil, fmt.Errorf("js: hardening prelude: %w", err)
 	}
