@@ -28,8 +28,7 @@ import (
 // where BODY' is a copy of BODY. The indexed loop is what for…of does over such an array
 // (ArrayIterator reads the length at every step and the element by index), and
 // __rlm_plainArray accepts only arrays whose prototype is the frozen Array.prototype and that
-// have no own symbol-keyed property, so the iterator cannot have been replaced; it invokes no
-// getter. A label stays on both loops. $s and $i are names the cell does not use. A loop is left
+// have no own Symbol.iterator, so the iterator cannot have been replaced; it invokes no getter. A label stays on both loops. $s and $i are names the cell does not use. A loop is left
 // as it is when its source mentions a name its head binds (the TDZ error it would raise must
 // stay) or when the cell uses the name __rlm_plainArray.
 
@@ -38,19 +37,22 @@ const plainArrayName = "__rlm_plainArray"
 
 // installPlainArray defines the global that tells plain arrays (see above) from anything else.
 func (e *Engine) installPlainArray() error {
-	object := e.vm.Get("Object").ToObject(e.vm)
+	objectProto := e.vm.Get("Object").ToObject(e.vm).Get("prototype").ToObject(e.vm)
 	arrayProto := e.vm.Get("Array").ToObject(e.vm).Get("prototype").ToObject(e.vm)
-	ownSymbols, ok := goja.AssertFunction(object.Get("getOwnPropertySymbols"))
+	hasOwn, ok := goja.AssertFunction(objectProto.Get("hasOwnProperty"))
 	if !ok {
-		return errors.New("no Object.getOwnPropertySymbols")
+		return errors.New("no Object.prototype.hasOwnProperty")
 	}
-	return e.vm.Set(plainArrayName, func(v goja.Value) bool {
-		o, ok := v.(*goja.Object)
+	iter := e.vm.ToValue(goja.SymIterator)
+	return e.vm.Set(plainArrayName, func(call goja.FunctionCall) goja.Value {
+		o, ok := call.Argument(0).(*goja.Object)
 		if !ok || o.ClassName() != "Array" || o.Prototype() != arrayProto {
-			return false
+			return e.vm.ToValue(false)
 		}
-		syms, err := ownSymbols(goja.Undefined(), o) // every own symbol key, enumerable or not
-		return err == nil && syms.ToObject(e.vm).Get("length").ToInteger() == 0
+		// Own Symbol.iterator, enumerable or not, reads no getter: the frozen Array.prototype's is
+		// then the one for…of would call.
+		own, err := hasOwn(o, iter)
+		return e.vm.ToValue(err == nil && !own.ToBoolean())
 	})
 }
 
