@@ -13,8 +13,8 @@ import (
 // Its JSON form is rlm's one usage object, the same in rlm run --json, batch result lines, the
 // MCP tool rlm_ask and a marshalled Result (the README's "Usage and cost in JSON"):
 //
-//	{"api_calls": 3, "iterations": 2, "sub_calls": 1, "tokens": 5135, "prompt_tokens": 4960,
-//	 "completion_tokens": 175, "cost_usd": null, "cost_unknown_calls": 3, "cost_usd_known": 0,
+//	{"api_calls": 3, "iterations": 2, "sub_calls": 1, "tokens": 5135, "prompt_tokens": 4836,
+//	 "completion_tokens": 299, "cost_usd": null, "cost_unknown_calls": 3, "cost_usd_known": 0,
 //	 "cost": "unknown"}
 //
 // cost_usd is null as soon as one call's cost is unknown, never 0.

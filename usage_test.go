@@ -1,7 +1,11 @@
 package rlm_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rlm-sandbox/rlm"
@@ -57,4 +61,55 @@ func TestResultUsageJSON(t *testing.T) {
 	if v, ok := got.Usage["cost_usd"]; !ok || v != nil || got.Usage["cost_unknown_calls"] != 1.0 {
 		t.Errorf("usage %v; want cost_usd null and cost_unknown_calls 1", got.Usage)
 	}
+}
+
+// TestUsageDocumented: the README's "Usage and cost in JSON" shows the usage object with the
+// fields rlm.Usage marshals, in their order, and its table names each of them.
+func TestUsageDocumented(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n### Usage and cost in JSON\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	_, block, ok2 := strings.Cut(sec, "```json\n\"usage\": ")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md: no \"### Usage and cost in JSON\" section with a ```json \"usage\": block")
+	}
+	documented := jsonKeys(t, []byte(block))
+	out, err := json.Marshal(rlm.Usage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marshalled := jsonKeys(t, out); !slices.Equal(documented, marshalled) {
+		t.Errorf("README.md shows the usage fields %v; rlm.Usage marshals %v", documented, marshalled)
+	}
+	for _, k := range documented {
+		if !strings.Contains(sec, "`"+k+"`") {
+			t.Errorf("README.md's usage table does not name %s", k)
+		}
+	}
+}
+
+// jsonKeys are the keys of a JSON object, in their order.
+func jsonKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var keys []string
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %.80q (%v)", b, err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }
