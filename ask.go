@@ -344,7 +344,7 @@ func (r *run) result(status Status, o outcome) Result {
 	sp := r.client.Spent()
 	res := Result{Status: status, Output: o.output, Error: failureOf(o.err), TaskID: r.task, Trace: r.rec.TracePath,
 		Isolation: o.isolation, Workspace: r.ws.Finish(), Started: r.started, Duration: time.Since(r.started),
-		Usage: Usage{Calls: sp.Calls, Tokens: sp.Tokens, Cost: sp.Cost, Iterations: o.iterations, SubCalls: o.subCalls}}
+		Usage: usageOf(sp, o.iterations, o.subCalls)}
 	if o.final {
 		res.Answer = o.answer
 	}

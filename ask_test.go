@@ -238,6 +238,9 @@ func TestAskSubRun(t *testing.T) {
 	if res.Answer != "child said: forty-two" || res.Usage.Calls != 2 {
 		t.Fatalf("got %q after %d calls; want the child's answer, its call charged here", res.Answer, res.Usage.Calls)
 	}
+	if u := res.Usage; u.CompletionTokens <= 0 || u.PromptTokens+u.CompletionTokens != u.Tokens || u.Cost.Unknown != 2 {
+		t.Errorf("usage %+v; want the child's prompt and completion tokens charged too (they sum to Tokens), and its call's unknown cost", u)
+	}
 	if len(subs) != 1 || subs[0].Answer != "forty-two" || subs[0].Error != nil {
 		t.Errorf("sub-call events = %+v", subs)
 	}

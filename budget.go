@@ -19,6 +19,8 @@ func (b *budget) charge(s llm.Spent) {
 	defer b.mu.Unlock()
 	b.used.Calls += max(s.Calls, 0)
 	b.used.Tokens += max(s.Tokens, 0)
+	b.used.PromptTokens += max(s.PromptTokens, 0)
+	b.used.CompletionTokens += max(s.CompletionTokens, 0)
 	b.used.Cost = b.used.Cost.Add(llm.Cost{USD: max(s.Cost.USD, 0), Unknown: max(s.Cost.Unknown, 0)})
 }
 

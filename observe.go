@@ -187,7 +187,7 @@ func cellsLabel(cells []controller.Cell) string {
 func (o *recorder) apiCall(c llm.Call) {
 	o.warn(o.rec.DB.RecordCall(context.Background(), record.APICall(o.rec.Task, c)))
 	if b := o.r.Budget; b != nil {
-		b.charge(llm.Spent{Calls: 1, Tokens: c.PromptTokens + c.CompletionTokens, Cost: c.Cost})
+		b.charge(llm.Spent{Calls: 1, Tokens: c.PromptTokens + c.CompletionTokens, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens, Cost: c.Cost})
 	}
 	// The spent figures go with every call, so a task killed mid-iteration keeps exact ones.
 	o.mu.Lock()
@@ -203,7 +203,7 @@ func (o *recorder) usage() Usage {
 	sp := o.r.client.Spent()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return Usage{Calls: sp.Calls, Tokens: sp.Tokens, Cost: sp.Cost, Iterations: o.iterations, SubCalls: o.subCalls}
+	return usageOf(sp, o.iterations, o.subCalls)
 }
 
 // warn logs a failure to record; the run goes on, since losing a record line must not lose the

@@ -142,18 +142,6 @@ type Result struct {
 	Duration  time.Duration `json:"duration_ns"`
 }
 
-// Usage is what a run spent: every model API call (retries and sub-runs included), as the
-// model client counts it.
-type Usage struct {
-	Calls  int `json:"api_calls"`
-	Tokens int `json:"tokens"`
-	// Cost is in US dollars; llm.Cost keeps calls of unknown cost apart, so that unknown is
-	// never shown as $0 (Cost.String).
-	Cost       llm.Cost `json:"cost"`
-	Iterations int      `json:"iterations"`
-	SubCalls   int      `json:"sub_calls"`
-}
-
 // Failure is how a run or a cell failed: a kind from the closed set of package fault, the
 // message (which says what to do), and for a cell the position in its code, FILE:LINE:COL,
 // when known.

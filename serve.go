@@ -87,7 +87,8 @@ func serveSubRun(in io.Reader, out, errw io.Writer) int {
 		}
 	}()
 	res, err := Ask(ctx, optionsOf(spec))
-	rep := subrun.Reply{Answer: res.Answer, Calls: res.Usage.Calls, Tokens: res.Usage.Tokens, Cost: res.Usage.Cost}
+	u := res.Usage
+	rep := subrun.Reply{Answer: res.Answer, Calls: u.Calls, Tokens: u.Tokens, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Cost: u.Cost}
 	if err != nil {
 		f := failureOf(err)
 		rep.Error = &subrun.Failure{Kind: string(f.Kind), Message: f.Message}

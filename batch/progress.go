@@ -55,11 +55,7 @@ func (p *progress) result(r Result) {
 		p.failed++
 	}
 	p.tokens += r.Usage.Tokens
-	c := llm.Cost{USD: r.Usage.CostUSD}
-	if !r.Usage.CostKnown && r.Usage.Calls > 0 {
-		c.Unknown = 1
-	}
-	p.cost = p.cost.Add(c)
+	p.cost = p.cost.Add(r.Usage.Cost)
 	if p.w == nil {
 		return
 	}

@@ -3,6 +3,9 @@ package batch
 import (
 	"strings"
 	"testing"
+
+	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/llm"
 )
 
 func TestProgress(t *testing.T) {
@@ -19,7 +22,7 @@ func TestProgress(t *testing.T) {
 			var b strings.Builder
 			p := newProgress(Config{Progress: &b, TTY: tt.tty}, 2, Summary{})
 			p.running = func() int { return 3 }
-			p.result(Result{ID: "t1", Status: "failed", Error: &Error{Kind: "limit"}, DurationMS: 1500, Usage: Usage{Calls: 1, Tokens: 120, CostUSD: 0.01, CostKnown: true}})
+			p.result(Result{ID: "t1", Status: "failed", Error: &Error{Kind: "limit"}, DurationMS: 1500, Usage: rlm.Usage{Calls: 1, Tokens: 120, Cost: llm.Cost{USD: 0.01}}})
 			p.finish(Summary{Total: 2, Done: 1, Failed: 1, Left: 1})
 			got := b.String()
 			for _, w := range tt.want {

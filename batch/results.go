@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
@@ -26,12 +27,12 @@ type Result struct {
 	Error  *Error `json:"error,omitempty"`
 	// Notes say what the worker changed of the task: a limit above the worker's, which the
 	// task ran with instead.
-	Notes     []string `json:"notes,omitempty"`
-	Usage     Usage    `json:"usage"`
-	TaskID    string   `json:"task_id,omitempty"` // the run's id in the worker's audit trail
-	Isolation string   `json:"isolation,omitempty"`
-	Trace     string   `json:"trace,omitempty"` // the run's JSONL trace, on the worker's machine
-	Workspace string   `json:"workspace,omitempty"`
+	Notes     []string  `json:"notes,omitempty"`
+	Usage     rlm.Usage `json:"usage"`             // the usage object (README: "Usage and cost in JSON")
+	TaskID    string    `json:"task_id,omitempty"` // the run's id in the worker's audit trail
+	Isolation string    `json:"isolation,omitempty"`
+	Trace     string    `json:"trace,omitempty"` // the run's JSONL trace, on the worker's machine
+	Workspace string    `json:"workspace,omitempty"`
 	// Started and Finished are RFC 3339 times; DurationMS is the run's wall time.
 	Started    string `json:"started,omitempty"`
 	Finished   string `json:"finished,omitempty"`
@@ -47,16 +48,6 @@ type Error struct {
 	// Unavailable says the model service was failing as a whole (its circuit breaker opened,
 	// its quota was spent), not this task: llm.ErrUnavailable.
 	Unavailable bool `json:"unavailable,omitempty"`
-}
-
-// Usage is what a task spent.
-type Usage struct {
-	Calls      int     `json:"api_calls"`
-	Tokens     int     `json:"tokens"`
-	CostUSD    float64 `json:"cost_usd"`
-	CostKnown  bool    `json:"cost_known"` // false when some call's price was unknown
-	Iterations int     `json:"iterations"`
-	SubCalls   int     `json:"sub_calls"`
 }
 
 // Failed reports whether the task failed.

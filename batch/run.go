@@ -278,7 +278,8 @@ func (c *coordinator) take(r Result) (bool, error) {
 		return false, err
 	}
 	if b := c.cfg.Budget; b != nil && (c.cfg.Local == nil || r.Worker != c.cfg.Local.Name) {
-		b.Charge(llm.Spent{Calls: r.Usage.Calls, Tokens: r.Usage.Tokens, Cost: llm.Cost{USD: r.Usage.CostUSD}})
+		u := r.Usage
+		b.Charge(llm.Spent{Calls: u.Calls, Tokens: u.Tokens, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Cost: u.Cost})
 	}
 	c.sum.Done++
 	if r.Failed() {

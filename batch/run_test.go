@@ -163,7 +163,7 @@ func TestRunAndResume(t *testing.T) {
 			}
 			for _, r := range got {
 				want := "answer to question-" + strings.TrimPrefix(r.ID, "t")
-				if r.Status != "answered" || r.Answer != want || r.Usage.Calls != 1 || r.Usage.CostUSD != 0.001 || r.Trace == "" || r.Attempt != 1 {
+				if r.Status != "answered" || r.Answer != want || r.Usage.Calls != 1 || r.Usage.Cost != (llm.Cost{USD: 0.001}) || r.Trace == "" || r.Attempt != 1 {
 					t.Errorf("result %+v: want answered %q, 1 call, $0.001, a trace", r, want)
 				}
 			}

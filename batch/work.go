@@ -249,13 +249,11 @@ func (j Job) check() error {
 
 // fromRLM is the result line of a run.
 func fromRLM(id string, res rlm.Result, worker string, attempt int) Result {
-	u := res.Usage
 	r := Result{ID: id, Status: string(res.Status), Answer: res.Answer, Output: res.Output, TaskID: res.TaskID,
 		Isolation: res.Isolation, Trace: res.Trace, Workspace: res.Workspace, Worker: worker, Attempt: attempt,
 		Started: res.Started.UTC().Format(time.RFC3339Nano), Finished: res.Started.Add(res.Duration).UTC().Format(time.RFC3339Nano),
 		DurationMS: res.Duration.Milliseconds(),
-		Usage: Usage{Calls: u.Calls, Tokens: u.Tokens, CostUSD: u.Cost.USD, CostKnown: u.Cost.Known(),
-			Iterations: u.Iterations, SubCalls: u.SubCalls}}
+		Usage:      res.Usage}
 	if res.Error != nil {
 		r.Error = &Error{Kind: string(res.Error.Kind), Message: res.Error.Message}
 	}

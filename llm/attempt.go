@@ -108,7 +108,7 @@ func (c *Client) attempt(ctx context.Context, req Request, m *model, tier, maxTo
 		u = Usage{Source: "none"}
 	}
 	cost := costOf(m, u, st.cost)
-	c.addTokens(u.Total())
+	c.addTokens(u)
 	c.noteCost(m, cost)
 	c.report(Call{Agent: req.Agent, Model: m.name, Backend: m.ep.name, PromptTokens: u.PromptTokens,
 		CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, Source: u.Source, Cost: cost,
@@ -157,9 +157,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (c *Client) addTokens(n int) {
+// addTokens adds an attempt's tokens to the spent figures.
+func (c *Client) addTokens(u Usage) {
 	c.mu.Lock()
-	c.spent.Tokens += n
+	c.spent.Tokens += u.Total()
+	c.spent.PromptTokens += u.PromptTokens
+	c.spent.CompletionTokens += u.CompletionTokens
 	c.mu.Unlock()
 }
 

@@ -88,6 +88,8 @@ func (c *Client) Charge(s Spent) {
 	defer c.mu.Unlock()
 	c.spent.Calls += max(s.Calls, 0)
 	c.spent.Tokens += max(s.Tokens, 0)
+	c.spent.PromptTokens += max(s.PromptTokens, 0)
+	c.spent.CompletionTokens += max(s.CompletionTokens, 0)
 	c.spent.Cost = c.spent.Cost.Add(Cost{USD: max(s.Cost.USD, 0), Unknown: max(s.Cost.Unknown, 0)})
 }
 

@@ -75,7 +75,7 @@ var long = strings.Repeat("word ", 200) // about 254 tokens estimated
 var budgetTab = []budgetCase{
 	{name: "call budget", edit: func(c *llm.Config) { c.MaxCalls = 2 },
 		replies: []llmtest.Reply{{Text: "a", PromptTokens: 5, Times: -1}}, prompts: []string{"1", "2", "3"},
-		wantOK: 2, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2, Tokens: 12, Cost: llm.Cost{Unknown: 2}}},
+		wantOK: 2, wantMsg: "budget: 2 of 2 API calls used", wantReqs: 2, wantSpent: llm.Spent{Calls: 2, Tokens: 12, PromptTokens: 10, CompletionTokens: 2, Cost: llm.Cost{Unknown: 2}}},
 	{name: "resumed task already spent", edit: func(c *llm.Config) { c.Spent = llm.Spent{Calls: 80, Tokens: 10} },
 		replies: []llmtest.Reply{{Text: "a"}}, prompts: []string{"1"},
 		wantOK: 0, wantMsg: "budget: 80 of 80 API calls used", wantReqs: 0, wantSpent: llm.Spent{Calls: 80, Tokens: 10}},
@@ -87,7 +87,7 @@ var budgetTab = []budgetCase{
 		wantOK: 0, wantMsg: "budget: 0 of 100 tokens used", wantReqs: 0},
 	{name: "tokens added after", edit: func(c *llm.Config) { c.MaxTokens = 56 },
 		replies: []llmtest.Reply{{Text: "x y z", PromptTokens: 50, Times: -1}}, prompts: []string{"1", "2"},
-		wantOK: 1, wantMsg: "budget: 53 of 56 tokens used", wantReqs: 1, wantSpent: llm.Spent{Calls: 1, Tokens: 53, Cost: llm.Cost{Unknown: 1}}},
+		wantOK: 1, wantMsg: "budget: 53 of 56 tokens used", wantReqs: 1, wantSpent: llm.Spent{Calls: 1, Tokens: 53, PromptTokens: 50, CompletionTokens: 3, Cost: llm.Cost{Unknown: 1}}},
 }
 
 // TestBudgets: calls and tokens are checked before each attempt (refused
@@ -115,15 +115,16 @@ func testBudgets(t *testing.T, p llm.Provider) {
 			if got := h.c.Spent(); tc.wantSpent != (llm.Spent{}) && got != tc.wantSpent {
 				t.Errorf("spent = %+v, want %+v", got, tc.wantSpent)
 			}
-			calls, toks := 0, 0
+			calls, in, out := 0, 0, 0
 			for _, c := range h.Calls() {
 				calls++
-				toks += c.PromptTokens + c.CompletionTokens
+				in, out = in+c.PromptTokens, out+c.CompletionTokens
 			}
 			var start llm.Config
 			tc.edit(&start)
-			if sp := h.c.Spent(); sp.Calls != start.Spent.Calls+calls || sp.Tokens != start.Spent.Tokens+toks {
-				t.Errorf("observer saw %d calls / %d tokens from %+v, spent says %+v", calls, toks, start.Spent, sp)
+			if sp := h.c.Spent(); sp.Calls != start.Spent.Calls+calls || sp.Tokens != start.Spent.Tokens+in+out ||
+				sp.PromptTokens != start.Spent.PromptTokens+in || sp.CompletionTokens != start.Spent.CompletionTokens+out {
+				t.Errorf("observer saw %d calls / %d+%d tokens from %+v, spent says %+v", calls, in, out, start.Spent, sp)
 			}
 		})
 	}
@@ -170,7 +171,7 @@ func testConcurrentCalls(t *testing.T, p llm.Provider) {
 			t.Error(err)
 		}
 	}
-	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5, Cost: llm.Cost{Unknown: 8}}); got != want {
+	if got, want := h.c.Spent(), (llm.Spent{Calls: 8, Tokens: 8 * 5, PromptTokens: 8 * 3, CompletionTokens: 8 * 2, Cost: llm.Cost{Unknown: 8}}); got != want {
 		t.Errorf("spent = %+v, want %+v", got, want)
 	}
 }
@@ -182,9 +183,13 @@ func TestChargeCountsAgainstBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Charge(llm.Spent{Calls: 5, Tokens: 10})
+	charged := llm.Spent{Calls: 5, Tokens: 10, PromptTokens: 7, CompletionTokens: 3, Cost: llm.Cost{USD: 0.5, Unknown: 1}}
+	c.Charge(charged)
 	if got := c.Remaining(); got != (llm.Spent{Calls: 0, Tokens: 990}) {
 		t.Errorf("Remaining = %+v; want 0 calls, 990 tokens", got)
+	}
+	if got := c.Spent(); got != charged {
+		t.Errorf("Spent = %+v; want what was charged, %+v", got, charged)
 	}
 	_, err = c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "hi"}}})
 	if !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "budget: 5 of 5 API calls used") {

@@ -81,10 +81,12 @@ type Response struct {
 	Escalations []string
 }
 
-// Spent is what a task has used of its budgets.
+// Spent is what a task has used of its budgets. PromptTokens and CompletionTokens split
+// Tokens as the attempts' counts do (Call); no budget bounds them apart.
 type Spent struct {
-	Calls, Tokens int
-	Cost          Cost
+	Calls, Tokens                  int
+	PromptTokens, CompletionTokens int
+	Cost                           Cost
 }
 
 // Call is one API attempt, reported to Config.Observer for the audit trail.

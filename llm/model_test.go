@@ -232,8 +232,9 @@ func TestUsageSources(t *testing.T) {
 			if resp.Text != text {
 				t.Errorf("text = %q, want %q (reasoning kept out)", resp.Text, text)
 			}
-			if got := h.c.Spent().Tokens; got != tc.want.PromptTokens+tc.want.CompletionTokens {
-				t.Errorf("spent tokens = %d, want %d", got, tc.want.PromptTokens+tc.want.CompletionTokens)
+			if sp := h.c.Spent(); sp.Tokens != tc.want.PromptTokens+tc.want.CompletionTokens ||
+				sp.PromptTokens != tc.want.PromptTokens || sp.CompletionTokens != tc.want.CompletionTokens {
+				t.Errorf("spent tokens = %d (%d+%d), want %d+%d", sp.Tokens, sp.PromptTokens, sp.CompletionTokens, tc.want.PromptTokens, tc.want.CompletionTokens)
 			}
 		})
 	}

@@ -137,7 +137,7 @@ func (c *Client) probe(ctx context.Context, agent string, m *model) (bool, error
 		u = st.usage(msgs)
 	}
 	cost := costOf(m, u, st.cost)
-	c.addTokens(u.Total())
+	c.addTokens(u)
 	c.noteCost(m, cost)
 	cat := ""
 	if err != nil {

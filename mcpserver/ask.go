@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/usagejson"
 	"github.com/rlm-sandbox/rlm/limits"
 )
 
-const askDoc = `Answer a question about files with a whole Recursive Language Model run: rlm's root model writes code that explores the files in a confined sandbox, calls sub-models on the parts that matter, and records the answer. Use it for questions over inputs too large to read (logs, dumps, corpora). Returns the answer, the usage (API calls, tokens, iterations), the task id and the trace (also a resource, rlm://trace/TASK_ID).
+const askDoc = `Answer a question about files with a whole Recursive Language Model run: rlm's root model writes code that explores the files in a confined sandbox, calls sub-models on the parts that matter, and records the answer. Use it for questions over inputs too large to read (logs, dumps, corpora). Returns the answer, the usage (API calls, iterations, sub-calls, tokens, and the cost: cost_usd is null when some call's cost is unknown, and cost_unknown_calls says how many), the task id and the trace (also a resource, rlm://trace/TASK_ID).
 Progress goes out as notifications when you send a progress token; cancelling the request stops the run. The server's budgets bound every run; limits may only lower them.`
 
 type askInput struct {
@@ -39,7 +42,7 @@ type askOutput struct {
 	Status        string       `json:"status" jsonschema:"answered or failed"`
 	Answer        string       `json:"answer,omitempty"`
 	Error         *rlm.Failure `json:"error,omitempty" jsonschema:"how the run failed: kind and message"`
-	Usage         askUsage     `json:"usage"`
+	Usage         rlm.Usage    `json:"usage"`
 	TaskID        string       `json:"task_id" jsonschema:"the run's id in the audit trail (rlm trace view TASK_ID draws it)"`
 	Trace         string       `json:"trace" jsonschema:"the JSONL trace's path"`
 	TraceResource string       `json:"trace_resource" jsonschema:"the trace as a resource of this server"`
@@ -48,20 +51,26 @@ type askOutput struct {
 	DurationMS    int64        `json:"duration_ms"`
 }
 
-type askUsage struct {
-	APICalls    int     `json:"api_calls"`
-	Tokens      int     `json:"tokens"`
-	Iterations  int     `json:"iterations"`
-	SubCalls    int     `json:"sub_calls"`
-	CostUSD     float64 `json:"cost_usd" jsonschema:"the cost of the calls whose price is known"`
-	UnknownCost int     `json:"calls_of_unknown_cost,omitempty" jsonschema:"calls whose price is unknown (not counted in cost_usd)"`
-}
-
 func (s *Server) addAsk() {
 	addTool(s, &mcp.Tool{Name: "rlm_ask", Title: "Answer a question about files (RLM run)", Description: askDoc,
-		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true), DestructiveHint: ptr(false)}},
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true), DestructiveHint: ptr(false)}, OutputSchema: askOutputSchema()},
 		map[string][]any{"lang": langEnum, "mode": {"auto", "direct", "loop"}},
 		func(in askInput) any { return in }, s.ask)
+}
+
+// askOutputSchema is rlm_ask's output schema, with "usage" as rlm.Usage marshals it (the
+// fields of package usagejson), where reflection would see its Go fields.
+func askOutputSchema() *jsonschema.Schema {
+	usage, err := jsonschema.For[usagejson.Usage](nil)
+	if err == nil {
+		usage.Description = "what the run spent, as rlm run --json and batch result lines state it"
+		var out *jsonschema.Schema
+		out, err = jsonschema.For[askOutput](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[rlm.Usage](): usage}})
+		if err == nil {
+			return out
+		}
+	}
+	panic(fmt.Sprintf("mcpserver: rlm_ask's output schema: %v", err)) // a programming error, caught by every test
 }
 
 func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, askOutput, error) {
@@ -100,8 +109,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	s.addTrace(res.TaskID, res.Trace, in.Question, req.Session)
 	out = askOutput{Status: string(res.Status), Answer: res.Answer, Error: res.Error, TaskID: res.TaskID, Trace: res.Trace,
 		TraceResource: traceURI(res.TaskID), Isolation: res.Isolation, Workspace: res.Workspace, DurationMS: res.Duration.Milliseconds(),
-		Usage: askUsage{APICalls: res.Usage.Calls, Tokens: res.Usage.Tokens, Iterations: res.Usage.Iterations, SubCalls: res.Usage.SubCalls,
-			CostUSD: res.Usage.Cost.USD, UnknownCost: res.Usage.Cost.Unknown}}
+		Usage: res.Usage}
 	return textResult(askText(out), out.Error != nil), out, nil
 }
 
@@ -199,8 +207,8 @@ func askText(o askOutput) string {
 		fmt.Fprintf(&b, "%s\n", o.Answer)
 	}
 	u := o.Usage
-	fmt.Fprintf(&b, "\n(task %s: %d iterations, %d sub-calls, %d API calls, %d tokens, %s; trace %s)\n",
-		o.TaskID, u.Iterations, u.SubCalls, u.APICalls, u.Tokens, time.Duration(o.DurationMS)*time.Millisecond, o.TraceResource)
+	fmt.Fprintf(&b, "\n(task %s: %d iterations, %d sub-calls, %d API calls, %d tokens, cost %s, %s; trace %s)\n",
+		o.TaskID, u.Iterations, u.SubCalls, u.Calls, u.Tokens, u.Cost, time.Duration(o.DurationMS)*time.Millisecond, o.TraceResource)
 	return b.String()
 }
 

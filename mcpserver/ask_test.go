@@ -48,7 +48,9 @@ type askOut struct {
 		APICalls   int `json:"api_calls"`
 		Tokens     int
 		Iterations int
-		SubCalls   int `json:"sub_calls"`
+		SubCalls   int      `json:"sub_calls"`
+		CostUSD    *float64 `json:"cost_usd"`
+		Unknown    int      `json:"cost_unknown_calls"`
 	}
 }
 
@@ -81,14 +83,14 @@ func TestAsk(t *testing.T) {
 	if res.IsError || out.Status != "answered" || out.Answer != demoAnswer {
 		t.Fatalf("rlm_ask: %s", text(res))
 	}
-	if u := out.Usage; u.APICalls != 3 || u.Iterations != 2 || u.SubCalls != 1 || u.Tokens <= 0 {
-		t.Errorf("usage %+v; want 3 calls, 2 iterations, 1 sub-call", u)
+	if u := out.Usage; u.APICalls != 3 || u.Iterations != 2 || u.SubCalls != 1 || u.Tokens <= 0 || u.CostUSD != nil || u.Unknown != 3 {
+		t.Errorf("usage %+v; want 3 calls, 2 iterations, 1 sub-call, a cost of null with 3 calls of unknown cost", u)
 	}
 	if out.TaskID == "" || filepath.Dir(out.Trace) != filepath.Join(home, "traces") || out.TraceResource != "rlm://trace/"+out.TaskID {
 		t.Errorf("task %q, trace %q, resource %q", out.TaskID, out.Trace, out.TraceResource)
 	}
-	if !strings.HasPrefix(text(res), demoAnswer+"\n") || !strings.Contains(text(res), out.TaskID) {
-		t.Errorf("text %q; want the answer first, then the task", text(res))
+	if !strings.HasPrefix(text(res), demoAnswer+"\n") || !strings.Contains(text(res), out.TaskID) || !strings.Contains(text(res), ", cost unknown, ") {
+		t.Errorf("text %q; want the answer first, then the task and its cost", text(res))
 	}
 	mu.Lock()
 	got := progress

@@ -142,7 +142,7 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	}
 	f.noteWorkspace(stderr, res)
 	if f.asJSON {
-		if perr := printJSON(stdout, jsonResult(res)); perr != nil {
+		if perr := printJSON(stdout, jsonResult(res, false)); perr != nil {
 			return perr
 		}
 		return exitFor(exitErr(ctx, err))
@@ -260,34 +260,30 @@ func (f *runFlags) noteWorkspace(stderr io.Writer, res rlm.Result) {
 	}
 }
 
-// jsonResult is --json's object for a question run.
-func jsonResult(res rlm.Result) map[string]any {
-	u := res.Usage
+// jsonResult is --json's object, for a question run and a script run alike: its status, task
+// id, trace and usage (rlm.Usage: the usage object of the README's "Usage and cost in JSON"),
+// the answer (a script: when it recorded one, with its printed output) or the error.
+func jsonResult(res rlm.Result, script bool) map[string]any {
 	obj := map[string]any{
 		"status": string(res.Status), "task_id": res.TaskID, "isolation": res.Isolation, "trace": res.Trace,
-		"usage": jsonUsage(u),
+		"usage": res.Usage,
 	}
-	if res.Error == nil {
+	switch {
+	case script:
+		obj["output"] = res.Output
+		if res.Status == rlm.Answered || res.Answer != "" {
+			obj["answer"] = res.Answer
+		}
+	case res.Error == nil:
 		obj["answer"] = res.Answer
-	} else {
+	}
+	if res.Error != nil {
 		obj["error"] = map[string]string{"kind": string(res.Error.Kind), "message": res.Error.Message}
 	}
 	if res.Workspace != "" {
 		obj["workspace"] = res.Workspace
 	}
 	return obj
-}
-
-// jsonUsage is --json's "usage": calls, tokens, iterations, sub-calls and the cost: cost_usd
-// is the dollars of the calls of known cost (null when no call's cost is known),
-// cost_unknown_calls the number of the others, and cost the same as rlm states it.
-func jsonUsage(u rlm.Usage) map[string]any {
-	var usd any = u.Cost.USD
-	if u.Cost.Unknown > 0 && u.Cost.USD == 0 {
-		usd = nil
-	}
-	return map[string]any{"api_calls": u.Calls, "tokens": u.Tokens, "iterations": u.Iterations, "sub_calls": u.SubCalls,
-		"cost_usd": usd, "cost_unknown_calls": u.Cost.Unknown, "cost": u.Cost.String()}
 }
 
 // answerWriter is where the answer goes: escaped for a terminal (the termsafe.Writer under out),

@@ -116,8 +116,12 @@ input in a sandboxed REPL through the model API, calling sub-models with llm_que
 code records the answer with FINAL. Inputs under 50,000 characters go to the model in one call
 instead, unless --rlm or --dense. stdout gets the answer only; progress goes to stderr as
 "[agent:NAME] ..." lines (--quiet: none, --verbose: also each cell). --json prints one object:
-  {"status": "answered"|"failed", "answer", "error": {"kind", "message"},
-   "usage": {"api_calls", "tokens", "iterations", "sub_calls"}, "task_id", "isolation", "trace"}
+  {"status": "answered"|"failed", "answer", "error": {"kind", "message"}, "usage",
+   "task_id", "trace", "isolation"}
+"usage" is the usage object of rlm batch's result lines and MCP's rlm_ask too (README: "Usage
+and cost in JSON"): "api_calls", "iterations", "sub_calls", "tokens", "prompt_tokens",
+"completion_tokens", "cost_usd" (null when some call's cost is unknown, never 0),
+"cost_unknown_calls", "cost_usd_known" and "cost" (as printed: "$0.0123", "unknown", …).
 Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the audit trail
 (audit.db, SQLite), a JSONL trace (traces/, see rlm trace summary), sub-call prompts, and a daily
 log (logs/, off with --no-log or SFA_NO_LOG=1). Secrets are redacted from all of them.
@@ -133,7 +137,7 @@ budgets; the run is recorded as a question run is, and progress lines appear wit
 only. stdout gets its printed output, then the FINAL value, if it recorded one. --json prints
 one object instead:
   {"status": "answered"|"completed"|"failed", "answer", "output",
-   "error": {"kind", "message"}, "isolation", "workspace"}
+   "error": {"kind", "message"}, "usage", "task_id", "trace", "isolation", "workspace"}
 
 ` + filesHelp + `
 A default workspace that was written to is named on stderr ("[agent:rlm] the code wrote files
@@ -208,17 +212,7 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result, err error) error {
 	final := res.Status == rlm.Answered || res.Answer != ""
 	if f.asJSON {
-		obj := map[string]any{"status": string(res.Status), "output": res.Output, "isolation": res.Isolation, "usage": jsonUsage(res.Usage)}
-		if res.Workspace != "" {
-			obj["workspace"] = res.Workspace
-		}
-		if final {
-			obj["answer"] = res.Answer
-		}
-		if res.Error != nil {
-			obj["error"] = map[string]string{"kind": string(res.Error.Kind), "message": res.Error.Message}
-		}
-		if perr := printJSON(out, obj); perr != nil {
+		if perr := printJSON(out, jsonResult(res, true)); perr != nil {
 			return perr
 		}
 		return exitFor(exitErr(ctx, err))

@@ -71,7 +71,7 @@ func (r *Runner) Query(ctx context.Context, prompt, model string) (string, error
 		spec.Timeout = time.Until(dl).Truncate(time.Millisecond)
 	}
 	rep, err := r.run(ctx, spec)
-	r.charge(llm.Spent{Calls: rep.Calls, Tokens: rep.Tokens, Cost: rep.Cost})
+	r.charge(llm.Spent{Calls: rep.Calls, Tokens: rep.Tokens, PromptTokens: rep.PromptTokens, CompletionTokens: rep.CompletionTokens, Cost: rep.Cost})
 	if err != nil {
 		return "", err
 	}

@@ -41,11 +41,13 @@ type Spec struct {
 
 // Reply is what a child writes on its stdout when it ends.
 type Reply struct {
-	Answer string   `json:"answer"`
-	Error  *Failure `json:"error,omitempty"`
-	Calls  int      `json:"calls"`
-	Tokens int      `json:"tokens"`
-	Cost   llm.Cost `json:"cost"`
+	Answer           string   `json:"answer"`
+	Error            *Failure `json:"error,omitempty"`
+	Calls            int      `json:"calls"`
+	Tokens           int      `json:"tokens"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	Cost             llm.Cost `json:"cost"`
 }
 
 // Failure is how a child failed.
