@@ -61,13 +61,17 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Long:          "rlm runs model-written Go (yaegi) and JavaScript (goja) through a validator and a confined\nworker, and drives Recursive Language Model runs over inputs of any size.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Annotations:   map[string]string{noHome: ""}, // the help and the version
+		RunE:          rootRun,
 	}
+	// -V, not -v: rlm run has --verbose, and -v would read as it.
+	root.Flags().BoolP("version", "V", false, "print the version, the build and the isolation verdict (as rlm version)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
-		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd())
+		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
 	return root
 }
 

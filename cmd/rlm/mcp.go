@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -154,7 +153,7 @@ func (f mcpFlags) options(stderr io.Writer) (mcpserver.Options, error) {
 	return mcpserver.Options{
 		Home: home, Roots: roots, Model: ro.Model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
 		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, Limits: ro.Limits,
-		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: version(),
+		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: moduleVersion(),
 	}, nil
 }
 
@@ -191,12 +190,4 @@ func (f mcpFlags) httpOptions() (mcpserver.HTTPOptions, error) {
 		o.Token = strings.TrimSpace(string(b))
 	}
 	return o, nil
-}
-
-// version is the module's version as built ("(devel)" from a work tree).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
