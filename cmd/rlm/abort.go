@@ -26,7 +26,7 @@ for it to exit. The run marks its task FAILED, flushes its records, stops its wo
 The task id is printed by rlm run on stderr and in --json output.
 
 Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 2 usage.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if task == "" || filepath.Base(task) != task {
 				return usagef("abort needs --task-id ID (a task id as rlm run printed it)")

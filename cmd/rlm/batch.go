@@ -159,7 +159,7 @@ line per finished task otherwise (--quiet: the summary only).
 Exit status: 0 every task answered or completed · 1 some task's result is a failure (from this
 run or an earlier one), or the batch stopped (budget spent, model service down, a worker error)
 · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "TASKS.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBatch(cmd.Context(), cmd.ErrOrStderr(), f, args[0])
 		},

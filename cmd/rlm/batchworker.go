@@ -46,7 +46,7 @@ SIGTERM stops the running tasks and hands them back to the queue.
 
 Exit status: 130 SIGINT · 143 SIGTERM · 1 the queue failed, or runs are refused here
 (EMERGENCY_STOP, disk) · 2 usage.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runQueueWorker(cmd.Context(), cmd.ErrOrStderr(), f)
 		},

@@ -28,7 +28,7 @@ func newCleanCmd() *cobra.Command {
 finished tasks, PID files of processes that no longer exist, and the indexes of inputs that
 changed or are gone (index/), whatever their age. Log files expire by themselves
 after 30 days. Running tasks and their files are never touched. --dry-run lists without deleting.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if olderThan < 0 {
 				return usagef("--older-than must not be negative")

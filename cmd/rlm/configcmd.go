@@ -120,7 +120,7 @@ whether it is set. --keys lists every key of [defaults] and [limits] with its fl
 range; docs/models.md documents [backends.NAME] and [models.NAME].
 
 Exit status: 0 · 2 when the configuration has an error (named with its file, key and range).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if keys {
 				return config.Keys(cmd.OutOrStdout())
@@ -151,7 +151,7 @@ just read in $RLM_HOME/trusted.json, so that runs started beside it use it whole
 the file makes it untrusted again. Read the file before you trust it.
 
 Exit status: 0 · 2 when the file does not exist or has an error (it is not recorded).`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := config.Trust(config.Options{ProjectFile: fileArg(args)})
 			if err != nil {
@@ -171,7 +171,7 @@ func newConfigUntrustCmd() *cobra.Command {
 started beside it then use it only where it lowers limits, and refuse it if it sets more.
 
 Exit status: 0 · 2 when the trust store cannot be read or written.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, had, err := config.Untrust(config.Options{ProjectFile: fileArg(args)})
 			if err != nil {

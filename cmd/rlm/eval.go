@@ -53,7 +53,7 @@ Kinds: ` + strings.Join(evalKinds(), ", ") + `.
 
 Exit status: 0 the tasks ran (whatever their scores) · 1 a task could not run, or every task
 failed (the first failure is printed: the model is unreachable, say) · 2 usage · 3 timeout.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEval(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},

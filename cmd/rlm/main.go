@@ -72,6 +72,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
 		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
+	checkCommands(root)
 	return root
 }
 

@@ -65,7 +65,7 @@ once the token is checked), each write 30 s, at most 256 connections are open at
 takes the place of the oldest that has not sent a whole request with the token), and the
 sessions of a client whose event stream closed and did not come back within 5 s are closed.
 SIGINT or SIGTERM stops the server and closes its sessions.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCP(cmd.Context(), cmd.ErrOrStderr(), f)
 		},

@@ -40,7 +40,7 @@ the line. Input from a pipe is read line by line, so agents and tests can feed c
 
 ` + filesHelp + `
 The workspace stays the same across :reset and :lang; :limits shows it.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},

@@ -22,7 +22,6 @@ func newTraceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Inspect run traces (JSONL, in the reference RLM logger's format)",
-		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "summary FILE|TASK_ID",
@@ -33,7 +32,7 @@ logger. Name the file, or the task id that rlm run printed. A last line cut shor
 reported, not fatal.
 
 Exit status: 0 · 1 malformed trace · 2 usage or unreadable file.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "FILE|TASK_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := tracePath(args[0])
 			if err != nil {
@@ -67,7 +66,7 @@ The page goes to -o (default: the trace's name with .html, in the current direct
 it with the desktop's browser (xdg-open, or open on macOS).
 
 Exit status: 0 · 1 the page could not be written · 2 usage or unreadable trace.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "FILE|TASK_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := tracePath(args[0])
 			if err != nil {
