@@ -31,9 +31,17 @@ func (c *configFlags) register(fl *pflag.FlagSet, only ...string) {
 		if k, ok := strings.CutPrefix(f.Key, "root."); ok {
 			def = " (default: " + k + " of the root model's [models.NAME] in rlm.toml, else not sent; see rlm config)"
 		}
-		fl.String(f.Name, "", f.Usage+def)
+		fl.Var(&textFlag{typ: f.Type}, f.Name, f.Usage+def)
 	}
 }
+
+// textFlag is a configuration flag's value: the text as given, for config.Load to parse and
+// check as it does a file's value. typ is the type help shows ("int", "duration", ...).
+type textFlag struct{ text, typ string }
+
+func (t *textFlag) String() string     { return t.text }
+func (t *textFlag) Set(s string) error { t.text = s; return nil }
+func (t *textFlag) Type() string       { return t.typ }
 
 // given returns the configuration flags that were given, by name, as text.
 func (c *configFlags) given() map[string]string {

@@ -166,7 +166,7 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 	}
 	fl := cmd.Flags()
 	f.register(fl)
-	fl.StringVar(&f.script, "script", "", "the script to run")
+	fl.StringVar(&f.script, "script", "", "the script `FILE` to run (Go or JavaScript)")
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension; go for a QUESTION)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer (--script: the output and the answer) as it is; by default control\ncharacters in it are escaped, as in everything rlm prints, so a terminal does not act on them")
