@@ -82,7 +82,7 @@ func clean(out io.Writer, dir string, before time.Time, dryRun bool) error {
 		n++
 	}
 	if dryRun {
-		fmt.Fprintf(out, "%d paths would be removed\n", n)
+		fmt.Fprintf(out, "%d %s would be removed\n", n, plural(n, "path", "paths"))
 		return nil
 	}
 	return pruneAudit(out, dir, before)
@@ -109,7 +109,7 @@ func pruneAudit(out io.Writer, dir string, before time.Time) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d finished tasks removed from the audit trail\n", n)
+	fmt.Fprintf(out, "%d finished %s removed from the audit trail\n", n, plural(n, "task", "tasks"))
 	return nil
 }
 
@@ -180,4 +180,12 @@ func formatAge(d time.Duration) string {
 		s += rest.String()
 	}
 	return s
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
