@@ -106,6 +106,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	defer q.Close()
 	_, err = batch.Run(ctx, batch.Config{Tasks: tasks, Out: filepath.Join(dir, "results.jsonl"), Queue: q,
 		Local: &batch.Worker{Queue: q, Base: base, Parallel: f.parallel},
+		Rerun: "run the same rlm eval again (it runs every task afresh)", // eval has no --retry-failed
 		OnResult: func(r batch.Result) {
 			o := evalOutcome(byID[r.ID], r)
 			outcomes = append(outcomes, o)
