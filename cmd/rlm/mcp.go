@@ -59,8 +59,9 @@ under RLM_HOME.
 
 --http listens on a loopback address only (127.0.0.1:PORT or [::1]:PORT), unless --allow-remote,
 which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
-clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
-address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
+clients send "Authorization: Bearer TOKEN". Without a token, a loopback server is unauthenticated
+(it says so on stderr): any program on this machine that reaches it can use it. rlm serves plain
+HTTP: put TLS in front of a remote address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
 once the token is checked), each write 30 s, at most 256 connections are open at once (one more
 takes the place of the oldest that has not sent a whole request with the token), and the
 sessions of a client whose event stream closed and did not come back within 5 s are closed.
@@ -115,6 +116,10 @@ func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	ho.Ready = func(a net.Addr) {
+		if ho.Token == "" {
+			fmt.Fprintf(stderr, "rlm mcp: warning: no bearer token: the server is unauthenticated, so any program on this machine that reaches %s "+
+				"can run code and read the roots; set %s (openssl rand -hex 32) or pass --token-file FILE to require one\n", a, envMCPToken)
+		}
 		fmt.Fprintf(stderr, "rlm mcp: serving http://%s/ (roots %s)\n", a, strings.Join(opts.Roots, ", "))
 	}
 	return srv.ServeHTTP(ctx, f.http, ho)
