@@ -10,10 +10,10 @@ import (
 // checkCommands sets the argument checks of cmd and every command below it. A group (a command
 // with subcommands) refuses an unknown subcommand as a usage error (exit 2), naming the nearest
 // commands or else all of them; one that does nothing itself prints its help when called alone.
-// cobra's own help and completion commands are added first, so that they are checked too.
+// cobra's own help command is added first, so that it is checked too (addCompletion has added
+// its completion command).
 func checkCommands(cmd *cobra.Command) {
 	if !cmd.HasParent() {
-		cmd.InitDefaultCompletionCmd()
 		cmd.InitDefaultHelpCmd()
 	}
 	for _, c := range cmd.Commands() {

@@ -122,6 +122,11 @@ func newBatchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "batch TASKS.jsonl [flags]",
 		Short: "Run many tasks (questions or scripts over files), with shared budgets, resume and progress",
+		Example: `  rlm batch tasks.jsonl                              # results in tasks.results.jsonl
+  rlm batch tasks.jsonl --parallel 4 --max-cost 5    # at most $5 for the whole batch
+  rlm batch tasks.jsonl --retry-failed               # run the failed tasks again
+  # Workers on this machine join through the embedded server
+  rlm batch tasks.jsonl --listen 127.0.0.1:4222`,
 		Long: `Batch runs every task of TASKS.jsonl, one JSON object per line:
   {"id": "t1", "question": "…", "files": ["a.log"], "lang": "js", "limits": {"max_calls": 20, "timeout": "10m"}}
   {"id": "t2", "script": "count.js", "files": ["b.log"], "limits": {"cell_timeout": "30s"}}

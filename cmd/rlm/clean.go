@@ -26,6 +26,8 @@ func newCleanCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean [--older-than AGE] [--dry-run]",
 		Short: "Delete old run records under RLM_HOME: traces, sub-call prompts, workspaces, audit rows",
+		Example: `  rlm clean --dry-run                # what would go
+  rlm clean --older-than 7d          # keep a week`,
 		Long: `Clean deletes what finished runs left under RLM_HOME that is older than --older-than (default
 30 days): trace files and sub-call prompts (traces/), per-task workspaces (work/), the audit rows of
 finished tasks, PID files of processes that no longer exist, and the indexes of inputs that

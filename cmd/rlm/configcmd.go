@@ -107,6 +107,10 @@ func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config [--json] [--keys] [flags]",
 		Short: "Print the effective configuration and where each value came from; trust a project file",
+		Example: `  rlm config                                        # every setting and where it came from
+  rlm config --max-calls 10 --model gpt-4.1-mini    # with rlm run's flags: their effect
+  rlm config --keys                                 # every key, its flag, variable and range
+  rlm config trust                                  # after reading ./rlm.toml`,
 		Long: `Config prints the configuration a run would use: every limit and budget, the models and
 backends, each with where its value came from: a flag, an environment variable, the project
 file (./rlm.toml), the user file ($RLM_HOME/config.toml) or rlm's default. The precedence is
@@ -151,6 +155,8 @@ func newConfigTrustCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "trust [FILE]",
 		Short: "Trust a project file (default ./rlm.toml) as it is now, after printing what it sets that needs trust",
+		Example: `  rlm config trust
+  rlm config trust ../project/rlm.toml`,
 		Long: `Trust prints what the project file FILE (default ./rlm.toml) sets that only a trusted file may:
 models, providers, backends (each with its base_url, and the variable whose key is sent
 there), prices and other [models.NAME] settings, and limits it raises above your user file
@@ -175,6 +181,8 @@ func newConfigUntrustCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "untrust [FILE]",
 		Short: "Forget the trust of a project file (default ./rlm.toml)",
+		Example: `  rlm config untrust
+  rlm config untrust ../project/rlm.toml`,
 		Long: `Untrust removes the project file FILE (default ./rlm.toml) from $RLM_HOME/trusted.json: runs
 started beside it then use it only where it lowers limits, and refuse it if it sets more.
 

@@ -41,6 +41,8 @@ func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval [--sizes 10KB,1MB] [--kinds niah,agg-count] [flags]",
 		Short: "Run the synthetic long-context evaluation (needle and aggregation tasks) against the configured model",
+		Example: `  rlm eval --sizes 10KB,1MB --kinds niah
+  rlm eval --sizes 100KB --lang go --parallel 2 --model gpt-4.1-mini`,
 		Long: `Eval generates S-NIAH-style needle tasks and OOLONG-style aggregation tasks at each size,
 runs each through the REPL loop against the configured model (RLM_BASE_URL, RLM_API_KEY,
 RLM_MODEL or --model), scores the answers, and prints accuracy, cost (tokens and API calls per

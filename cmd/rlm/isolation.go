@@ -16,6 +16,8 @@ func newIsolationCmd() *cobra.Command {
 		Use:         "isolation",
 		Annotations: map[string]string{noHome: ""},
 		Short:       "Show which confinement layers this machine supports, the verdict, and the worker binary",
+		Example: `  rlm isolation
+  rlm isolation --json`,
 		Long: `Isolation probes, without confining itself, which layers a worker would get on this machine:
 rlimits, no_new_privs, Landlock, seccomp, and user/net/pid/mount/ipc/uts namespaces.
 The verdict is full, degraded(missing layers) or none. Below the minimum (rlimits,

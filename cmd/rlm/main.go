@@ -56,8 +56,14 @@ func (s silent) Error() string { return fmt.Sprintf("exit %d", s.code) }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "rlm",
-		Short:         "Sandboxed REPL engine for LLM-written Go and JavaScript",
+		Use:   "rlm",
+		Short: "Sandboxed REPL engine for LLM-written Go and JavaScript",
+		Example: `  # The demo: a scripted model answers a question about a shipped log (no model, no network)
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  # Your model (RLM_BASE_URL, RLM_API_KEY, RLM_MODEL) over your files
+  rlm run --ctx /var/log/syslog "Which service failed first after the reboot, and why?"
+  rlm repl --lang js --ctx examples/demo/app.log
+  rlm --version`,
 		Long:          "rlm runs model-written Go (yaegi) and JavaScript (goja) through a validator and a confined\nworker, and drives Recursive Language Model runs over inputs of any size.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -72,6 +78,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
 		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
+	addCompletion(root)
 	checkCommands(root)
 	return root
 }

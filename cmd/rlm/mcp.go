@@ -43,6 +43,11 @@ func newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp [--root DIR]... [--http ADDR [--allow-remote --token-file FILE]] [flags]",
 		Short: "Serve rlm's sandbox and RLM runs to an agent over the Model Context Protocol",
+		Example: `  rlm mcp --root ~/logs                # over stdio: what Claude Desktop starts (see the README)
+  claude mcp add rlm -- rlm mcp --root .
+  # Over HTTP on loopback, with a bearer token clients must send
+  export RLM_MCP_TOKEN=$(openssl rand -hex 32)
+  rlm mcp --http 127.0.0.1:8765 --root ~/data`,
 		Long: `Mcp serves rlm to an agent (Claude Desktop, Claude Code, any MCP client) over stdio, or over
 streamable HTTP with --http ADDR. Tools:
   sandbox_open, sandbox_exec, sandbox_close  a confined Go/JS session for the agent's own code

@@ -108,6 +108,14 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --ctx FILE [--ctx FILE]... (QUESTION | --script FILE) [flags]",
 		Short: "Answer a question about the inputs with a root model, or run a saved script, in a confined worker",
+		Example: `  # The demo: a scripted model, no network
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  # A saved script, no model at all: its printed output on stdout
+  rlm run --ctx corpus/ctx/sample.txt --script examples/wordcount.js
+  # The input from stdin, the model from the environment, one JSON object on stdout
+  journalctl -b | rlm run --ctx - --json "Which service failed first after boot, and why?"
+  # Tighter budgets and a deadline
+  rlm run --ctx big.log --max-calls 20 --max-cost 0.50 --timeout 10m "How many distinct users saw error 51?"`,
 		Long: `Run answers QUESTION about the context files, or runs a saved script over them.
 
 With a QUESTION, a root model (RLM_BASE_URL or OPENAI_BASE_URL, RLM_API_KEY or OPENAI_API_KEY,

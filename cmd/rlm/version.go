@@ -85,6 +85,8 @@ func newVersionCmd() *cobra.Command {
 		Use:         "version [--json]",
 		Annotations: map[string]string{noHome: ""},
 		Short:       "Print rlm's version, commit, build, Go version, platform and isolation verdict",
+		Example: `  rlm version
+  rlm version --json`,
 		Long: `Version prints where this binary comes from: the module version ("(devel)" when built from a
 clone), the VCS commit it was built from ("+dirty" when the tree had changes; unknown when Go
 stamped none: built with -buildvcs=false, or outside a git checkout), the stamp given with
