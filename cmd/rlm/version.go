@@ -87,13 +87,14 @@ func newVersionCmd() *cobra.Command {
 		Short:       "Print rlm's version, commit, build, Go version, platform and isolation verdict",
 		Example: `  rlm version
   rlm version --json`,
-		Long: `Version prints where this binary comes from: the module version ("(devel)" when built from a
-clone), the VCS commit it was built from ("+dirty" when the tree had changes; unknown when Go
-stamped none: built with -buildvcs=false, or outside a git checkout), the stamp given with
--ldflags -X=github.com/rlm-sandbox/rlm/wire.stamp=NAME, the build id rlm and rlm-worker must
-share, the Go version, the platform and the cgo setting. Then what rlm isolation computes: the
-isolation verdict on this machine and the worker binary sessions use (rlm isolation: each
-layer). rlm --version and rlm -V print the same.
+		Long: `Version prints where this binary comes from: the module version ("(devel)" when built
+without VCS information), the VCS commit it was built from ("+dirty" when the tree had
+changes; unknown when Go stamped none: built with -buildvcs=false, in a git worktree, or
+outside a git checkout), the stamp given with -ldflags
+-X=github.com/rlm-sandbox/rlm/wire.stamp=NAME, the build id rlm and rlm-worker must share, the
+Go version, the platform and the cgo setting. Then what rlm isolation computes: the isolation
+verdict on this machine and the worker binary sessions use (rlm isolation: each layer).
+rlm --version and rlm -V print the same.
 
 --json prints one object: {"version", "module", "commit", "commit_time", "stamp", "go", "os",
 "arch", "cgo", "tags", "build_id", "stamped", "isolation", "worker": {"path", "fallback", "why"}}.`,
@@ -138,7 +139,7 @@ func printVersion(ctx context.Context, out io.Writer, asJSON bool) error {
 
 func commitText(b buildInfo) string {
 	if b.Commit == "" {
-		return "unknown (built without VCS information: with -buildvcs=false, or outside a git checkout)"
+		return "unknown (built without VCS information: with -buildvcs=false, in a git worktree, or outside a git checkout)"
 	}
 	if b.CommitTime != "" {
 		return b.Commit + " (" + b.CommitTime + ")"
