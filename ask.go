@@ -51,7 +51,10 @@ func ask(ctx context.Context, opts Options) (Result, error) {
 	prog := newReporter(s)
 	r, err := prepare(ctx, s, prog)
 	if err != nil {
-		prog.line("failed (%s)", failLabel(ctx, err))
+		var oe *OptionError
+		if !errors.As(err, &oe) { // a usage error is the caller's to say: no progress line before it
+			prog.line("failed (%s)", failLabel(ctx, err))
+		}
 		return Result{}, err
 	}
 	defer r.close()

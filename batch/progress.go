@@ -36,13 +36,13 @@ func newProgress(cfg Config, total int, sum Summary) *progress {
 		return p
 	}
 	if sum.Retried > 0 {
-		p.line(fmt.Sprintf("[batch] running %d failed tasks again; their failed results are now in %s", sum.Retried, RetriedPath(cfg.Out)))
+		p.line(fmt.Sprintf("[batch] running %d failed %s again; their failed results are now in %s", sum.Retried, plural(sum.Retried, "task", "tasks"), RetriedPath(cfg.Out)))
 	}
 	failed := failedBefore(sum.FailedBefore)
 	if sum.Skipped > 0 && total == 0 {
 		p.line(fmt.Sprintf("[batch] every task has a result in %s already%s", cfg.Out, failed))
 	} else if sum.Skipped > 0 {
-		p.line(fmt.Sprintf("[batch] %d tasks have a result in %s already%s; running the other %d", sum.Skipped, cfg.Out, failed, total))
+		p.line(fmt.Sprintf("[batch] %d %s a result in %s already%s; running the other %d", sum.Skipped, plural(sum.Skipped, "task has", "tasks have"), cfg.Out, failed, total))
 	}
 	return p
 }
@@ -127,7 +127,15 @@ func (p *progress) finish(s Summary) {
 
 // String counts the tasks: "8 tasks: 3 done now (0 failed), 5 done before, 0 left".
 func (s Summary) String() string {
-	return fmt.Sprintf("%d tasks: %d done now (%d failed), %d done before%s, %d left", s.Total, s.Done, s.Failed, s.Skipped, failedBefore(s.FailedBefore), s.Left)
+	return fmt.Sprintf("%d %s: %d done now (%d failed), %d done before%s, %d left", s.Total, plural(s.Total, "task", "tasks"), s.Done, s.Failed, s.Skipped, failedBefore(s.FailedBefore), s.Left)
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // failedBefore says how many of the tasks done before failed, and how to run them again ("" for

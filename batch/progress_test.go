@@ -36,3 +36,35 @@ func TestProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressCounts: counts of one take the singular ("1 failed task", "1 task"), others the
+// plural.
+func TestProgressCounts(t *testing.T) {
+	tests := []struct {
+		sum  Summary
+		tot  int
+		want []string
+	}{
+		{Summary{Total: 1, Retried: 1}, 1, []string{"[batch] running 1 failed task again;"}},
+		{Summary{Total: 3, Retried: 2}, 2, []string{"[batch] running 2 failed tasks again;"}},
+		{Summary{Total: 2, Skipped: 1}, 1, []string{"[batch] 1 task has a result in r.jsonl already; running the other 1\n"}},
+		{Summary{Total: 3, Skipped: 2}, 1, []string{"[batch] 2 tasks have a result in r.jsonl already; running the other 1\n"}},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		newProgress(Config{Progress: &b, Out: "r.jsonl"}, tt.tot, tt.sum)
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%+v: output lacks %q:\n%q", tt.sum, w, b.String())
+			}
+		}
+	}
+	for sum, want := range map[Summary]string{
+		{Total: 1, Done: 1}:             "1 task: 1 done now (0 failed), 0 done before, 0 left",
+		{Total: 2, Done: 1, Skipped: 1}: "2 tasks: 1 done now (0 failed), 1 done before, 0 left",
+	} {
+		if got := sum.String(); got != want {
+			t.Errorf("%+v: %q, want %q", sum, got, want)
+		}
+	}
+}

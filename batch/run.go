@@ -45,6 +45,9 @@ type Config struct {
 	OnResult func(Result)
 	// Drain is the longest wait for results after the workers stop (default limits.BatchDrain).
 	Drain time.Duration
+	// Rerun says, in the error of a batch the model service stopped, how to finish it once the
+	// service works; "" is rlm batch's: rerun the same command with --retry-failed.
+	Rerun string
 }
 
 // Summary is how a batch ended.
@@ -328,8 +331,12 @@ func (c *coordinator) drain(live <-chan Result) {
 // stoppedByOutage is the error of a batch stopped because the model service failed the last
 // OutageStop tasks.
 func (c *coordinator) stoppedByOutage() error {
-	return fault.New(fault.Limit, "batch stopped: the model service failed the last %d tasks in a row (last: %s); %d of %d tasks are left (their jobs are withdrawn): once the service works, rerun the same command with --retry-failed to run them and the failed ones",
-		OutageStop, c.last, c.out.left(), len(c.cfg.Tasks))
+	rerun := c.cfg.Rerun
+	if rerun == "" {
+		rerun = "rerun the same command with --retry-failed to run them and the failed ones"
+	}
+	return fault.New(fault.Limit, "batch stopped: the model service failed the last %d tasks in a row (last: %s); %d of %d tasks are left (their jobs are withdrawn): once the service works, %s",
+		OutageStop, c.last, c.out.left(), len(c.cfg.Tasks), rerun)
 }
 
 // stopped is the error of a batch the shared budget stopped.

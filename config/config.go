@@ -160,6 +160,9 @@ type FlagSpec struct {
 	Name  string // without dashes: "max-calls"
 	Key   string // the key it sets: "limits.max_calls", or "root.temperature" for a root sampling flag
 	Usage string
+	// Type is the type of value it takes, as help shows it: "int", "float", "duration",
+	// "bytes", "string" or "json". The value is still given to Load as text.
+	Type string
 }
 
 // Flags lists the flags Load reads from Options.Flags, so that a command registers the same
@@ -168,11 +171,11 @@ func Flags() []FlagSpec {
 	var out []FlagSpec
 	for _, s := range specs {
 		if s.flag != "" {
-			out = append(out, FlagSpec{Name: s.flag, Key: s.key, Usage: s.doc})
+			out = append(out, FlagSpec{Name: s.flag, Key: s.key, Usage: s.doc, Type: s.kind.flagType()})
 		}
 	}
 	for _, f := range samplingFlags {
-		out = append(out, FlagSpec{Name: f.flag, Key: "root." + f.key, Usage: f.doc})
+		out = append(out, FlagSpec{Name: f.flag, Key: "root." + f.key, Usage: f.doc, Type: f.typ})
 	}
 	return out
 }

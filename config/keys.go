@@ -21,6 +21,21 @@ const (
 	kName                 // a name ([backends.NAME], "default")
 )
 
+// flagType is the type of a flag of kind k, as help shows it.
+func (k kind) flagType() string {
+	switch k {
+	case kInt:
+		return "int"
+	case kSize:
+		return "bytes"
+	case kDuration:
+		return "duration"
+	case kUSD:
+		return "float"
+	}
+	return "string"
+}
+
 // spec is one setting of [defaults] or [limits]: its key in the file, its flag and variable,
 // its range and where its value lives in a Config. The table below is the one list of them:
 // loading, checking, `rlm config` and the documentation all read it.

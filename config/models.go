@@ -15,6 +15,7 @@ import (
 // samplingFlagSpec is one of the root model's sampling flags.
 type samplingFlagSpec struct {
 	flag, key string // "top-p", "top_p" (the [models.NAME] key it overrides)
+	typ       string // the type of value it takes, as help shows it: "float", "int", "string", "json"
 	doc       string
 	set       func(s *llm.Sampling, text string) error
 }
@@ -22,17 +23,17 @@ type samplingFlagSpec struct {
 // SamplingFlags are the root model's sampling flags, in the order `rlm run --help` lists them;
 // each overrides the key of the same name in the root models' [models.NAME] tables.
 var samplingFlags = []samplingFlagSpec{
-	{"temperature", "temperature", "sampling temperature of the root model, 0 to 2 (Anthropic: 0 to 1)", func(s *llm.Sampling, t string) error {
+	{"temperature", "temperature", "float", "sampling temperature of the root model, 0 to 2 (Anthropic: 0 to 1)", func(s *llm.Sampling, t string) error {
 		f, err := unitFloat(t, 2)
 		s.Temperature = &f
 		return err
 	}},
-	{"top-p", "top_p", "nucleus sampling of the root model, 0 to 1", func(s *llm.Sampling, t string) error {
+	{"top-p", "top_p", "float", "nucleus sampling of the root model, 0 to 1", func(s *llm.Sampling, t string) error {
 		f, err := unitFloat(t, 1)
 		s.TopP = &f
 		return err
 	}},
-	{"max-output-tokens", "max_tokens", "completion cap of each root call, in tokens", func(s *llm.Sampling, t string) error {
+	{"max-output-tokens", "max_tokens", "int", "completion cap of each root call, in tokens", func(s *llm.Sampling, t string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(t))
 		if err != nil || n < 1 || n > 1<<20 {
 			return errors.New("want 1 to 1,048,576 tokens")
@@ -40,7 +41,7 @@ var samplingFlags = []samplingFlagSpec{
 		s.MaxTokens = n
 		return nil
 	}},
-	{"reasoning-effort", "reasoning_effort", "reasoning effort of the root model (low, medium, high; Anthropic also xhigh, max)", func(s *llm.Sampling, t string) error {
+	{"reasoning-effort", "reasoning_effort", "string", "reasoning effort of the root model (low, medium, high; Anthropic also xhigh, max)", func(s *llm.Sampling, t string) error {
 		t = strings.TrimSpace(t)
 		if t == "" || strings.Trim(t, "abcdefghijklmnopqrstuvwxyz") != "" {
 			return errors.New("want a lower-case word such as low, medium or high")
@@ -48,7 +49,7 @@ var samplingFlags = []samplingFlagSpec{
 		s.ReasoningEffort = t
 		return nil
 	}},
-	{"seed", "seed", "sampling seed of the root model (OpenAI-compatible servers)", func(s *llm.Sampling, t string) error {
+	{"seed", "seed", "int", "sampling seed of the root model (OpenAI-compatible servers)", func(s *llm.Sampling, t string) error {
 		n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
 		if err != nil {
 			return errors.New("want a whole number")
@@ -56,7 +57,7 @@ var samplingFlags = []samplingFlagSpec{
 		s.Seed = &n
 		return nil
 	}},
-	{"extra", "extra", `more request body fields of the root model, as a JSON object such as '{"top_k": 20}'`, func(s *llm.Sampling, t string) error {
+	{"extra", "extra", "json", `more request body fields of the root model, as a JSON object such as '{"top_k": 20}'`, func(s *llm.Sampling, t string) error {
 		var m map[string]any
 		d := json.NewDecoder(strings.NewReader(t))
 		if err := d.Decode(&m); err != nil || d.More() || len(m) == 0 || len(t) > maxExtra {

@@ -13,6 +13,9 @@ import (
 // for rlm and rlm-worker.
 var stamp string
 
+// Stamp is the name the packager gave this build with -ldflags (see stamp), or "".
+func Stamp() string { return stamp }
+
 // BuildID identifies the build this binary comes from: a digest of its main module's path,
 // version and sum, the Go version, the build settings (tags, cgo, VCS revision and whether the
 // tree was modified) and the stamp. rlm and rlm-worker built by one `go build ./cmd/...` or `go

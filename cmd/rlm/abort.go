@@ -19,24 +19,47 @@ func newAbortCmd() *cobra.Command {
 	var task string
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "abort --task-id ID",
+		Use:   "abort TASK_ID",
 		Short: "Stop a running task (SIGTERM to the run recorded in its PID file)",
-		Long: `Abort sends SIGTERM to the run whose PID file is RLM_HOME/run/ID.pid, then waits up to --wait
-for it to exit. The run marks its task FAILED, flushes its records, stops its worker and exits 143.
-The task id is printed by rlm run on stderr and in --json output.
+		Example: `  rlm abort 20261124-101500-3f9a1c               # the task id rlm run printed
+  rlm abort --wait 30s 20261124-101500-3f9a1c`,
+		Long: `Abort sends SIGTERM to the run whose PID file is RLM_HOME/run/TASK_ID.pid, then waits up to
+--wait for it to exit. The run marks its task FAILED, flushes its records, stops its worker and
+exits 143. The task id is printed by rlm run on stderr and in --json output; --task-id ID is
+the older spelling of the argument.
 
 Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 2 usage.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if task == "" || filepath.Base(task) != task {
-				return usagef("abort needs --task-id ID (a task id as rlm run printed it)")
+		Args:              maxArgs(1, "TASK_ID"),
+		ValidArgsFunction: completeRunning,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := abortTarget(args, task)
+			if err != nil {
+				return err
 			}
-			return abortTask(cmd, task, wait)
+			return abortTask(cmd, id, wait)
 		},
 	}
-	cmd.Flags().StringVar(&task, "task-id", "", "the task to stop")
+	cmd.Flags().StringVar(&task, "task-id", "", "the task to stop (the older spelling of the TASK_ID argument)")
 	cmd.Flags().DurationVar(&wait, "wait", limits.AbortWait, "how long to wait for the run to exit")
 	return cmd
+}
+
+// abortTarget is the task rlm abort stops: its argument, or --task-id.
+func abortTarget(args []string, flag string) (string, error) {
+	task := flag
+	if len(args) == 1 {
+		if flag != "" && flag != args[0] {
+			return "", usagef("two task ids, %q and --task-id %q: give one, rlm abort TASK_ID", args[0], flag)
+		}
+		task = args[0]
+	}
+	switch {
+	case task == "":
+		return "", usagef("abort needs the TASK_ID that rlm run printed: rlm abort TASK_ID")
+	case filepath.Base(task) != task || task == "." || task == "..":
+		return "", usagef("%q is not a task id (one path element, as rlm run printed it)", task)
+	}
+	return task, nil
 }
 
 func abortTask(cmd *cobra.Command, task string, wait time.Duration) error {

@@ -155,12 +155,9 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 
 // runOptions turns the flags, the environment (SFA_*, RLM_*) and the config files into the
 // run's options. needModel is false for a script: with no model configured, it runs and its
-// llm_query calls fail. Its usage errors print the progress line a failed run prints.
+// llm_query calls fail.
 func (f *runFlags) runOptions(stderr io.Writer, needModel bool) (rlm.Options, error) {
 	opts, err := f.resolve(needModel)
-	if err != nil && (needModel && !f.ask.quiet || !needModel && f.ask.verbose) {
-		fmt.Fprintf(stderr, "[agent:%s] failed (usage)\n", f.ask.name)
-	}
 	if err != nil {
 		return opts, err
 	}

@@ -122,6 +122,11 @@ func newBatchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "batch TASKS.jsonl [flags]",
 		Short: "Run many tasks (questions or scripts over files), with shared budgets, resume and progress",
+		Example: `  rlm batch tasks.jsonl                              # results in tasks.results.jsonl
+  rlm batch tasks.jsonl --parallel 4 --max-cost 5    # at most $5 for the whole batch
+  rlm batch tasks.jsonl --retry-failed               # run the failed tasks again
+  # Workers on this machine join through the embedded server
+  rlm batch tasks.jsonl --listen 127.0.0.1:4222`,
 		Long: `Batch runs every task of TASKS.jsonl, one JSON object per line:
   {"id": "t1", "question": "…", "files": ["a.log"], "lang": "js", "limits": {"max_calls": 20, "timeout": "10m"}}
   {"id": "t2", "script": "count.js", "files": ["b.log"], "limits": {"cell_timeout": "30s"}}
@@ -159,7 +164,7 @@ line per finished task otherwise (--quiet: the summary only).
 Exit status: 0 every task answered or completed · 1 some task's result is a failure (from this
 run or an earlier one), or the batch stopped (budget spent, model service down, a worker error)
 · 2 usage (a bad task line is named by its number) · 130 SIGINT.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "TASKS.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBatch(cmd.Context(), cmd.ErrOrStderr(), f, args[0])
 		},

@@ -24,6 +24,8 @@ func newQueueWorkerCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker --queue nats://HOST:4222 [--creds FILE] [flags]",
 		Short: "Take tasks of rlm batch from a NATS JetStream queue and run them here",
+		Example: `  rlm worker --queue nats://127.0.0.1:4222 --parallel 2   # beside rlm batch --listen 127.0.0.1:4222
+  rlm worker --queue tls://queue.example:4222 --creds worker.creds --tls-ca ca.pem`,
 		Long: `Worker takes tasks from the queue that rlm batch fills (--queue: a NATS server with
 JetStream), runs each exactly as rlm run would (same confinement, budgets and records under
 this machine's RLM_HOME; the model from RLM_BASE_URL, RLM_API_KEY, RLM_MODEL or --model),
@@ -46,7 +48,7 @@ SIGTERM stops the running tasks and hands them back to the queue.
 
 Exit status: 130 SIGINT · 143 SIGTERM · 1 the queue failed, or runs are refused here
 (EMERGENCY_STOP, disk) · 2 usage.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runQueueWorker(cmd.Context(), cmd.ErrOrStderr(), f)
 		},

@@ -31,9 +31,17 @@ func (c *configFlags) register(fl *pflag.FlagSet, only ...string) {
 		if k, ok := strings.CutPrefix(f.Key, "root."); ok {
 			def = " (default: " + k + " of the root model's [models.NAME] in rlm.toml, else not sent; see rlm config)"
 		}
-		fl.String(f.Name, "", f.Usage+def)
+		fl.Var(&textFlag{typ: f.Type}, f.Name, f.Usage+def)
 	}
 }
+
+// textFlag is a configuration flag's value: the text as given, for config.Load to parse and
+// check as it does a file's value. typ is the type help shows ("int", "duration", ...).
+type textFlag struct{ text, typ string }
+
+func (t *textFlag) String() string     { return t.text }
+func (t *textFlag) Set(s string) error { t.text = s; return nil }
+func (t *textFlag) Type() string       { return t.typ }
 
 // given returns the configuration flags that were given, by name, as text.
 func (c *configFlags) given() map[string]string {
@@ -99,6 +107,10 @@ func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config [--json] [--keys] [flags]",
 		Short: "Print the effective configuration and where each value came from; trust a project file",
+		Example: `  rlm config                                        # every setting and where it came from
+  rlm config --max-calls 10 --model gpt-4.1-mini    # with rlm run's flags: their effect
+  rlm config --keys                                 # every key, its flag, variable and range
+  rlm config trust                                  # after reading ./rlm.toml`,
 		Long: `Config prints the configuration a run would use: every limit and budget, the models and
 backends, each with where its value came from: a flag, an environment variable, the project
 file (./rlm.toml), the user file ($RLM_HOME/config.toml) or rlm's default. The precedence is
@@ -120,7 +132,7 @@ whether it is set. --keys lists every key of [defaults] and [limits] with its fl
 range; docs/models.md documents [backends.NAME] and [models.NAME].
 
 Exit status: 0 · 2 when the configuration has an error (named with its file, key and range).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if keys {
 				return config.Keys(cmd.OutOrStdout())
@@ -143,6 +155,8 @@ func newConfigTrustCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "trust [FILE]",
 		Short: "Trust a project file (default ./rlm.toml) as it is now, after printing what it sets that needs trust",
+		Example: `  rlm config trust
+  rlm config trust ../project/rlm.toml`,
 		Long: `Trust prints what the project file FILE (default ./rlm.toml) sets that only a trusted file may:
 models, providers, backends (each with its base_url, and the variable whose key is sent
 there), prices and other [models.NAME] settings, and limits it raises above your user file
@@ -151,7 +165,7 @@ just read in $RLM_HOME/trusted.json, so that runs started beside it use it whole
 the file makes it untrusted again. Read the file before you trust it.
 
 Exit status: 0 · 2 when the file does not exist or has an error (it is not recorded).`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := config.Trust(config.Options{ProjectFile: fileArg(args)})
 			if err != nil {
@@ -167,11 +181,13 @@ func newConfigUntrustCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "untrust [FILE]",
 		Short: "Forget the trust of a project file (default ./rlm.toml)",
+		Example: `  rlm config untrust
+  rlm config untrust ../project/rlm.toml`,
 		Long: `Untrust removes the project file FILE (default ./rlm.toml) from $RLM_HOME/trusted.json: runs
 started beside it then use it only where it lowers limits, and refuse it if it sets more.
 
 Exit status: 0 · 2 when the trust store cannot be read or written.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, had, err := config.Untrust(config.Options{ProjectFile: fileArg(args)})
 			if err != nil {

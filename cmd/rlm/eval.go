@@ -41,6 +41,8 @@ func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval [--sizes 10KB,1MB] [--kinds niah,agg-count] [flags]",
 		Short: "Run the synthetic long-context evaluation (needle and aggregation tasks) against the configured model",
+		Example: `  rlm eval --sizes 10KB,1MB --kinds niah
+  rlm eval --sizes 100KB --lang go --parallel 2 --model gpt-4.1-mini`,
 		Long: `Eval generates S-NIAH-style needle tasks and OOLONG-style aggregation tasks at each size,
 runs each through the REPL loop against the configured model (RLM_BASE_URL, RLM_API_KEY,
 RLM_MODEL or --model), scores the answers, and prints accuracy, cost (tokens and API calls per
@@ -53,7 +55,7 @@ Kinds: ` + strings.Join(evalKinds(), ", ") + `.
 
 Exit status: 0 the tasks ran (whatever their scores) · 1 a task could not run, or every task
 failed (the first failure is printed: the model is unreachable, say) · 2 usage · 3 timeout.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEval(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
@@ -106,6 +108,7 @@ func runEval(ctx context.Context, out, errw io.Writer, f evalFlags) error {
 	defer q.Close()
 	_, err = batch.Run(ctx, batch.Config{Tasks: tasks, Out: filepath.Join(dir, "results.jsonl"), Queue: q,
 		Local: &batch.Worker{Queue: q, Base: base, Parallel: f.parallel},
+		Rerun: "run the same rlm eval again (it runs every task afresh)", // eval has no --retry-failed
 		OnResult: func(r batch.Result) {
 			o := evalOutcome(byID[r.ID], r)
 			outcomes = append(outcomes, o)

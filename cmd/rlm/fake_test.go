@@ -370,15 +370,15 @@ func livePID(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // sigRun starts rlm with ARGS, waits until its worker exists and a cell is running, stops it
-// (SIGINT, SIGTERM, or `rlm abort --task-id` of its task), and checks it exits with CODE within
-// 5 s and leaves no process of its tree behind.
+// (SIGINT, SIGTERM, `rlm abort --task-id ID` or `rlm abort ID` of its task), and checks it exits
+// with CODE within 5 s and leaves no process of its tree behind.
 //
-//	sigrun INT|TERM|abort CODE [-after N] ARGS...
+//	sigrun INT|TERM|abort|abort-id CODE [-after N] ARGS...
 //
 // -after N waits for the N-th model request (the N-th iteration's cell) instead of the first.
 func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: sigrun INT|TERM|abort CODE [-after N] ARGS...")
+		ts.Fatalf("usage: sigrun INT|TERM|abort|abort-id CODE [-after N] ARGS...")
 	}
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
@@ -399,10 +399,13 @@ func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(cmd.Process.Signal(syscall.SIGINT))
 	case "TERM":
 		ts.Check(cmd.Process.Signal(syscall.SIGTERM))
-	case "abort":
-		task := runningTaskID(ts)
-		out, err := rlmCommand(ts, "abort", "--task-id", task).CombinedOutput()
-		ts.Logf("rlm abort: %s", out)
+	case "abort", "abort-id":
+		stop := []string{"abort", "--task-id", runningTaskID(ts)}
+		if args[0] == "abort-id" {
+			stop = []string{"abort", stop[2]}
+		}
+		out, err := rlmCommand(ts, stop...).CombinedOutput()
+		ts.Logf("rlm %s: %s", strings.Join(stop, " "), out)
 		ts.Check(err)
 	default:
 		ts.Fatalf("sigrun: unknown stop %q", args[0])

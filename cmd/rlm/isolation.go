@@ -16,6 +16,8 @@ func newIsolationCmd() *cobra.Command {
 		Use:         "isolation",
 		Annotations: map[string]string{noHome: ""},
 		Short:       "Show which confinement layers this machine supports, the verdict, and the worker binary",
+		Example: `  rlm isolation
+  rlm isolation --json`,
 		Long: `Isolation probes, without confining itself, which layers a worker would get on this machine:
 rlimits, no_new_privs, Landlock, seccomp, and user/net/pid/mount/ipc/uts namespaces.
 The verdict is full, degraded(missing layers) or none. Below the minimum (rlimits,
@@ -28,10 +30,9 @@ executable when it is there, trustworthy (a regular file owned by this executabl
 root, in a directory nobody else may write) and of this very build (it answers a handshake,
 made here, with the same protocol version and build); otherwise this binary, run as
 "rlm __worker" ("fallback: this binary"), and why.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep := sandbox.Probe()
-			wb := repl.DefaultWorker(cmd.Context())
+			rep, wb := isolationState(cmd.Context())
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), isolationJSON{rep, wb})
 			}
@@ -40,7 +41,7 @@ made here, with the same protocol version and build); otherwise this binary, run
 				fmt.Fprintln(out, l)
 			}
 			fmt.Fprintf(out, "verdict: %s\n", rep.Verdict())
-			fmt.Fprintln(out, workerLine(wb))
+			fmt.Fprintln(out, "worker: "+workerText(wb))
 			for _, l := range rep.Summary(sandbox.DefaultMinimum) {
 				fmt.Fprintln(out, l)
 			}
@@ -51,12 +52,17 @@ made here, with the same protocol version and build); otherwise this binary, run
 	return cmd
 }
 
-// workerLine is the worker binary as rlm isolation prints it.
-func workerLine(wb repl.WorkerBinary) string {
+// workerText is the worker binary as rlm isolation and rlm version print it.
+func workerText(wb repl.WorkerBinary) string {
 	if !wb.Fallback {
-		return "worker: " + wb.Path
+		return wb.Path
 	}
-	return fmt.Sprintf("worker: %s (fallback: this binary, run as __worker; %s)", wb.Path, wb.Why)
+	return fmt.Sprintf("%s (fallback: this binary, run as __worker; %s)", wb.Path, wb.Why)
+}
+
+// workerJSON is the worker binary in rlm isolation's and rlm version's JSON.
+func workerJSON(wb repl.WorkerBinary) map[string]any {
+	return map[string]any{"path": wb.Path, "fallback": wb.Fallback, "why": wb.Why}
 }
 
 // isolationJSON is the probe's report (sandbox.Report's JSON) with the worker binary added.
@@ -74,6 +80,6 @@ func (j isolationJSON) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	m["worker"] = map[string]any{"path": j.worker.Path, "fallback": j.worker.Fallback, "why": j.worker.Why}
+	m["worker"] = workerJSON(j.worker)
 	return json.Marshal(m)
 }

@@ -56,18 +56,32 @@ func (s silent) Error() string { return fmt.Sprintf("exit %d", s.code) }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "rlm",
-		Short:         "Sandboxed REPL engine for LLM-written Go and JavaScript",
+		Use:   "rlm",
+		Short: "Sandboxed REPL engine for LLM-written Go and JavaScript",
+		Example: `  # The demo: a scripted model answers a question about a shipped log (no model, no network)
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  # Your model (RLM_BASE_URL, RLM_API_KEY, RLM_MODEL) over your files
+  rlm run --ctx /var/log/syslog "Which service failed first after the reboot, and why?"
+  rlm repl --lang js --ctx examples/demo/app.log
+  rlm --version`,
 		Long:          "rlm runs model-written Go (yaegi) and JavaScript (goja) through a validator and a confined\nworker, and drives Recursive Language Model runs over inputs of any size.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Annotations:   map[string]string{noHome: ""}, // the help and the version
+		RunE:          rootRun,
 	}
+	// -V, not -v: rlm run has --verbose, and -v would read as it.
+	root.Flags().BoolP("version", "V", false, "print the version, the build and the isolation verdict (as rlm version)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w; see %s --help", err, c.CommandPath())}
+	})
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
-		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd())
+		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
+	addCompletion(root)
+	checkCommands(root)
 	return root
 }
 

@@ -57,7 +57,7 @@ func TestScripts(t *testing.T) {
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
 			"livepid": livePID, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
 			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
-			"inert": inert, "jsonget": jsonGet, "genlog": genLog, "envsubst": envsubst,
+			"inert": inert, "jsonget": jsonGet, "genlog": genLog, "envsubst": envsubst, "example": exampleCmd,
 		},
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +43,11 @@ func newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp [--root DIR]... [--http ADDR [--allow-remote --token-file FILE]] [flags]",
 		Short: "Serve rlm's sandbox and RLM runs to an agent over the Model Context Protocol",
+		Example: `  rlm mcp --root ~/logs                # over stdio: what Claude Desktop starts (see the README)
+  claude mcp add rlm -- rlm mcp --root .
+  # Over HTTP on loopback, with a bearer token clients must send
+  export RLM_MCP_TOKEN=$(openssl rand -hex 32)
+  rlm mcp --http 127.0.0.1:8765 --root ~/data`,
 		Long: `Mcp serves rlm to an agent (Claude Desktop, Claude Code, any MCP client) over stdio, or over
 streamable HTTP with --http ADDR. Tools:
   sandbox_open, sandbox_exec, sandbox_close  a confined Go/JS session for the agent's own code
@@ -60,13 +64,14 @@ under RLM_HOME.
 
 --http listens on a loopback address only (127.0.0.1:PORT or [::1]:PORT), unless --allow-remote,
 which needs a bearer token of at least 32 characters (--token-file FILE, else RLM_MCP_TOKEN):
-clients send "Authorization: Bearer TOKEN". rlm serves plain HTTP: put TLS in front of a remote
-address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
+clients send "Authorization: Bearer TOKEN". Without a token, a loopback server is unauthenticated
+(it says so on stderr): any program on this machine that reaches it can use it. rlm serves plain
+HTTP: put TLS in front of a remote address. Over HTTP every read from a client has a deadline (headers 10 s, body 30 s, read only
 once the token is checked), each write 30 s, at most 256 connections are open at once (one more
 takes the place of the oldest that has not sent a whole request with the token), and the
 sessions of a client whose event stream closed and did not come back within 5 s are closed.
 SIGINT or SIGTERM stops the server and closes its sessions.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCP(cmd.Context(), cmd.ErrOrStderr(), f)
 		},
@@ -116,6 +121,10 @@ func runMCP(ctx context.Context, stderr io.Writer, f mcpFlags) error {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	ho.Ready = func(a net.Addr) {
+		if ho.Token == "" {
+			fmt.Fprintf(stderr, "rlm mcp: warning: no bearer token: the server is unauthenticated, so any program on this machine that reaches %s "+
+				"can run code and read the roots; set %s (openssl rand -hex 32) or pass --token-file FILE to require one\n", a, envMCPToken)
+		}
 		fmt.Fprintf(stderr, "rlm mcp: serving http://%s/ (roots %s)\n", a, strings.Join(opts.Roots, ", "))
 	}
 	return srv.ServeHTTP(ctx, f.http, ho)
@@ -154,7 +163,7 @@ func (f mcpFlags) options(stderr io.Writer) (mcpserver.Options, error) {
 	return mcpserver.Options{
 		Home: home, Roots: roots, Model: ro.Model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
 		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, Limits: ro.Limits,
-		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: version(),
+		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: moduleVersion(),
 	}, nil
 }
 
@@ -191,12 +200,4 @@ func (f mcpFlags) httpOptions() (mcpserver.HTTPOptions, error) {
 		o.Token = strings.TrimSpace(string(b))
 	}
 	return o, nil
-}
-
-// version is the module's version as built ("(devel)" from a work tree).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -29,6 +29,10 @@ func newReplCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "repl [--lang go|js] [--ctx FILE]... [--root DIR]... [--out DIR]",
 		Short: "Explore files interactively in a sandboxed session",
+		Example: `  rlm repl --lang js --ctx examples/demo/app.log     # then :help lists the meta-commands
+  rlm repl --ctx notes.txt --root ~/src --out ~/out   # Go; the file tools read ~/src, write_file writes to ~/out
+  # Cells from a pipe, one per complete block; the output of each on stdout
+  printf 'print(length(context))\n' | rlm repl --lang js --ctx examples/demo/app.log`,
 		Long: `Repl runs cells of Go or JavaScript in a confined worker; state persists across cells.
 
 A cell is sent when the language's lexer says it is complete (brackets closed, no open string,
@@ -40,7 +44,7 @@ the line. Input from a pipe is read line by line, so agents and tests can feed c
 
 ` + filesHelp + `
 The workspace stays the same across :reset and :lang; :limits shows it.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runREPL(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},

@@ -108,6 +108,14 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --ctx FILE [--ctx FILE]... (QUESTION | --script FILE) [flags]",
 		Short: "Answer a question about the inputs with a root model, or run a saved script, in a confined worker",
+		Example: `  # The demo: a scripted model, no network
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  # A saved script, no model at all: its printed output on stdout
+  rlm run --ctx corpus/ctx/sample.txt --script examples/wordcount.js
+  # The input from stdin, the model from the environment, one JSON object on stdout
+  journalctl -b | rlm run --ctx - --json "Which service failed first after boot, and why?"
+  # Tighter budgets and a deadline
+  rlm run --ctx big.log --max-calls 20 --max-cost 0.50 --timeout 10m "How many distinct users saw error 51?"`,
 		Long: `Run answers QUESTION about the context files, or runs a saved script over them.
 
 With a QUESTION, a root model (RLM_BASE_URL or OPENAI_BASE_URL, RLM_API_KEY or OPENAI_API_KEY,
@@ -127,8 +135,8 @@ Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the
 log (logs/, off with --no-log or SFA_NO_LOG=1). Secrets are redacted from all of them.
 Guardrails: budgets (--max-calls, --max-tokens), --max-iterations, --max-subcalls, the task's
 --timeout, a circuit breaker on API errors, RLM_HOME/EMERGENCY_STOP (checked before every model
-call), one run at a time per RLM_HOME (rlm abort --task-id ID stops it), and 100 MB free disk.
-SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task ABORTED.
+call), one run at a time per RLM_HOME (rlm abort TASK_ID stops it), and 100 MB free disk.
+SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task FAILED.
 --replay FILE answers with a scripted model instead (examples/demo/model.json): no network.
 
 With --script, the script (Go or JavaScript) runs as one sandboxed cell; its errors name the
@@ -170,7 +178,7 @@ Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop 
 	}
 	fl := cmd.Flags()
 	f.register(fl)
-	fl.StringVar(&f.script, "script", "", "the script to run")
+	fl.StringVar(&f.script, "script", "", "the script `FILE` to run (Go or JavaScript)")
 	fl.StringVar(&f.lang, "lang", "", "go or js (default: from the script's extension; go for a QUESTION)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer (--script: the output and the answer) as it is; by default control\ncharacters in it are escaped, as in everything rlm prints, so a terminal does not act on them")

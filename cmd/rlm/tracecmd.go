@@ -22,18 +22,22 @@ func newTraceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Inspect run traces (JSONL, in the reference RLM logger's format)",
-		Args:  cobra.NoArgs,
+		Example: `  rlm trace summary 20261124-101500-3f9a1c
+  rlm trace view 20261124-101500-3f9a1c --open`,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "summary FILE|TASK_ID",
 		Short: "Summarize a run's trace: iterations, code blocks, errors by kind, sub-calls, tokens, time, answer",
+		Example: `  rlm trace summary 20261124-101500-3f9a1c                       # the task id rlm run printed
+  rlm trace summary ~/.rlm/traces/rlm_2026-11-24_10-15-00_20261124-101500-3f9a1c.jsonl`,
 		Long: `Summary reads a trace written by rlm run (RLM_HOME/traces/rlm_<time>_<task>.jsonl, with its
 outcome beside it in rlm_<time>_<task>.outcome.json) or by the reference RLM implementation's
 logger. Name the file, or the task id that rlm run printed. A last line cut short by a crash is
 reported, not fatal.
 
 Exit status: 0 · 1 malformed trace · 2 usage or unreadable file.`,
-		Args: cobra.ExactArgs(1),
+		Args:              exactArgs(1, "FILE|TASK_ID"),
+		ValidArgsFunction: completeTraces,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := tracePath(args[0])
 			if err != nil {
@@ -59,6 +63,8 @@ func newTraceViewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "view FILE|TASK_ID [-o OUT.html] [--open]",
 		Short: "Write a run's trace as one self-contained HTML page",
+		Example: `  rlm trace view 20261124-101500-3f9a1c -o run.html
+  rlm trace view 20261124-101500-3f9a1c --open          # in the desktop's browser`,
 		Long: `View writes the trace as one HTML file that loads nothing from anywhere: the question, the answer,
 usage over the iterations, and each iteration's prompt, response, code (highlighted), output,
 errors, variables, sub-calls and timings. The trace is data only: nothing in it can run in the page.
@@ -67,7 +73,8 @@ The page goes to -o (default: the trace's name with .html, in the current direct
 it with the desktop's browser (xdg-open, or open on macOS).
 
 Exit status: 0 · 1 the page could not be written · 2 usage or unreadable trace.`,
-		Args: cobra.ExactArgs(1),
+		Args:              exactArgs(1, "FILE|TASK_ID"),
+		ValidArgsFunction: completeTraces,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := tracePath(args[0])
 			if err != nil {

@@ -24,6 +24,9 @@ func newValidateCmd() *cobra.Command {
 		Use:         "validate [--lang go|js] [--json] FILE...",
 		Annotations: map[string]string{noHome: ""},
 		Short:       "Check source files against the sandbox policy without running them",
+		Example: `  rlm validate examples/escape.js          # exit 1: each finding as FILE:LINE:COL: RULE: message
+  rlm validate --lang go --json cell.txt   # a Go cell in a .txt file, findings as JSON
+  rlm validate --policy                    # the effective policy`,
 		Long: `Validate parses each FILE once and checks it against the sandbox policy.
 
 The language comes from --lang, or else from each file's extension (.go, .js, .mjs, .cjs,

@@ -22,7 +22,7 @@ func newWorkerCmd() *cobra.Command {
 		Use:         workerUse,
 		Hidden:      true,
 		Annotations: map[string]string{noHome: ""},
-		Args:        cobra.NoArgs,
+		Args:        noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return worker.Serve(os.Stdin, os.Stdout)
 		},
