@@ -75,9 +75,11 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 // it runs without a home directory.
 const noHome = "rlm/no-home"
 
-// checkHome refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that
-// home.Dir cannot give (relative, or no home directory at all), so that rlmHome never has to.
+// checkHome warns about variables named like rlm's that it does not read (warnEnvironment);
+// then refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that home.Dir
+// cannot give (relative, or no home directory at all), so that rlmHome never has to.
 func checkHome(cmd *cobra.Command, _ []string) error {
+	warnEnvironment(cmd, cmd.ErrOrStderr(), os.Environ())
 	if _, ok := cmd.Annotations[noHome]; ok {
 		return nil
 	}
