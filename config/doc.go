@@ -40,7 +40,11 @@
 // its range and its meaning; the table in keys.go is the one list. Each key of [limits] has a
 // variable RLM_ and the key in upper case (RLM_MAX_CALLS); defaults.timeout's is
 // SFA_DEFAULTS_TIMEOUT, defaults.model's RLM_MODEL, defaults.sub_model's RLM_SUB_MODEL,
-// defaults.provider's RLM_PROVIDER.
+// defaults.provider's RLM_PROVIDER. The variables that set no key (RLM_HOME, RLM_API_KEY, …)
+// are listed in variables.go; with the keys' they are every RLM_ or SFA_ variable rlm reads
+// (Variables), and UnknownVariables warns about any other name of that form with the one it
+// probably meant (RLM_TIMEOUT: SFA_DEFAULTS_TIMEOUT). A key has one variable: no alias, so
+// that no two variables can disagree about one value.
 //
 // Backends and models are merged by name: a (trusted) project file's [models.big] replaces the
 // user file's [models.big] whole. Values of [defaults] and [limits] are merged key by key.

@@ -292,7 +292,7 @@ func entryLine(k string, e Entry) string {
 }
 
 // Keys writes every key of [defaults] and [limits] with its flag, variable, range and meaning,
-// for `rlm config --keys`.
+// and the other variables rlm reads, for `rlm config --keys`.
 func Keys(w io.Writer) error {
 	var b strings.Builder
 	for _, s := range specs {
@@ -320,6 +320,12 @@ func Keys(w io.Writer) error {
 		fl = append(fl, "--"+f.flag)
 	}
 	b.WriteString(strings.Join(fl, ", ") + " (override the root models' [models.NAME] settings)\n")
+	b.WriteString("\nOther variables (rlm warns about any other RLM_ or SFA_ name):\n")
+	for _, v := range envVars {
+		if !v.internal {
+			fmt.Fprintf(&b, "%s\n    %s\n", v.name, v.doc)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -10,15 +10,17 @@ import (
 // write it, a short rendering of its value, and its length.
 //
 // The engines compute it cheaply whatever the value holds: a prefix of a long string, the
-// first elements of a slice or map, never the whole of a large value, and never by running
-// model code (no String, toString or getter is called).
+// first elements of a slice or map, never more of a large value than one pass over a string
+// to count its characters, and never by running model code (no String, toString or getter is
+// called).
 type Var struct {
 	Name string `json:"name"`
 	Type string `json:"type,omitempty"` // Go: "[]string", "map[string]int", "Match"; JS: "string", "Array", "Map", "Object"
 	Repr string `json:"repr,omitempty"` // e.g. `["a" "b" … 48211 more]`, at most MaxReprChars characters
-	// Len is the length the language gives the value: len(v) in Go (bytes of a string,
-	// elements of a slice, array, map or channel), .length or .size in JS (UTF-16 units of a
-	// string, elements of an Array, Map or Set, typed array); -1 for a value without one.
+	// Len is the value's length: of a string, its characters (Unicode code points) in both
+	// languages, as the prompt and the API count them (not len's bytes in Go, nor .length's
+	// UTF-16 units in JS); of a slice, array, map or channel (Go), an Array, Map, Set or typed
+	// array (JS), its elements; -1 for a value without one.
 	Len int `json:"len"`
 }
 

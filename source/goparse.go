@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"strings"
 )
 
 // ParseGo checks a Go source against the limits in o and parses it. It returns the unit, or
@@ -87,17 +88,41 @@ func (p *pass) goProgram(u *GoUnit) *GoUnit {
 }
 
 // goParseFile parses prefix+text+suffix and records the prefix length for position mapping.
-// Syntax errors are reported as findings at their positions in the source as written.
+// Syntax errors are reported as findings at their positions in the source as written. When the
+// parser stumbled on the suffix rlm added (the text ends inside a statement or a bracket), the
+// text is parsed again without it, so that the errors speak of the end of the text, not of a
+// '}' or a newline the text does not have.
 func (p *pass) goParseFile(u *GoUnit, text []byte, prefix, suffix string) *ast.File {
+	f, err := parseJoined(u.Fset, p.file.name, prefix, text, suffix)
+	if err == nil {
+		u.shift[u.Fset.File(f.Pos())] = len(prefix)
+		return f
+	}
+	if suffix != "" && inSuffix(err, len(prefix)+len(text)) {
+		_, err = parseJoined(token.NewFileSet(), p.file.name, prefix, text, "")
+	}
+	p.goSyntax(err, len(prefix))
+	return nil
+}
+
+func parseJoined(fset *token.FileSet, name, prefix string, text []byte, suffix string) (*ast.File, error) {
 	full := make([]byte, 0, len(prefix)+len(text)+len(suffix))
 	full = append(append(append(full, prefix...), text...), suffix...)
-	f, err := parser.ParseFile(u.Fset, p.file.name, full, parser.SkipObjectResolution)
-	if err != nil {
-		p.goSyntax(err, len(prefix))
-		return nil
+	return parser.ParseFile(fset, name, full, parser.SkipObjectResolution)
+}
+
+// inSuffix reports whether a syntax error lies at or past end, in the suffix rlm added.
+func inSuffix(err error, end int) bool {
+	list, ok := err.(scanner.ErrorList)
+	if !ok {
+		return false
 	}
-	u.shift[u.Fset.File(f.Pos())] = len(prefix)
-	return f
+	for _, e := range list {
+		if e.Pos.Offset >= end {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pass) goSyntax(err error, shift int) {
@@ -106,12 +131,38 @@ func (p *pass) goSyntax(err error, shift int) {
 		p.report(0, Syntax, err.Error())
 		return
 	}
+	src := p.file.src
 	for i, e := range list {
 		if i == 10 {
 			break
 		}
-		p.report(e.Pos.Offset-shift, Syntax, e.Msg)
+		off, msg := e.Pos.Offset-shift, e.Msg
+		if off >= len(src) { // at the end of the text: just after its last character
+			off, msg = len(bytes.TrimRight(src, " \t\r\n")), atEnd(msg)
+		}
+		p.report(off, Syntax, msg)
 	}
+}
+
+// atEnd words a parser's error at the end of the text as what it is: the code ends there. The
+// parser names the end 'EOF', and a list left open "missing ',' before newline" (the newline
+// it inserts at the end).
+func atEnd(msg string) string {
+	if list, ok := strings.CutPrefix(msg, "missing ',' before newline in "); ok {
+		closing := map[string]string{"composite literal": "'}'", "type argument list": "']'"}[list]
+		if closing == "" {
+			closing = "')'"
+		}
+		return fmt.Sprintf("the code ends inside %s %s: close it with %s", article(list), list, closing)
+	}
+	return strings.ReplaceAll(msg, "found 'EOF'", "found the end of the code")
+}
+
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // splitSnippet separates a snippet's top-level items into declarations and statements. Each

@@ -207,3 +207,39 @@ func TestFilePositions(t *testing.T) {
 		}
 	}
 }
+
+// TestGoSyntaxAtTheEnd: a snippet cut off where a model's reply stops is parsed inside a
+// function rlm adds, but its syntax errors speak only of the text as written: the position is
+// in it (just after its last character), and the message names the end of the code, never the
+// '}' or the newline rlm adds after it.
+func TestGoSyntaxAtTheEnd(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"x := ", "cell.go:1:5: syntax: expected operand, found the end of the code; fix the syntax error"},
+		{"x := \n\n", "cell.go:1:5: syntax: expected operand, found the end of the code; fix the syntax error"},
+		{"n := 1\nx := n +", "cell.go:2:9: syntax: expected operand, found the end of the code; fix the syntax error"},
+		{"if n > 0 {\n\tprint(n)\n", "cell.go:2:10: syntax: expected '}', found the end of the code; fix the syntax error"},
+		{"for i := range 3 {", "cell.go:1:19: syntax: expected '}', found the end of the code; fix the syntax error"},
+		{`s := "abc`, "cell.go:1:6: syntax: string literal not terminated; fix the syntax error"},
+		{"s := `abc", "cell.go:1:6: syntax: raw string literal not terminated; fix the syntax error"},
+		{"fmt.Println(1", "cell.go:1:14: syntax: the code ends inside an argument list: close it with ')'; fix the syntax error"},
+		{"fmt.Println(1,\n", "cell.go:1:15: syntax: expected ')', found the end of the code; fix the syntax error"},
+		{"x := []int{1, 2", "cell.go:1:16: syntax: the code ends inside a composite literal: close it with '}'; fix the syntax error"},
+		{"func f() int {\n\treturn", "cell.go:2:8: syntax: expected '}', found the end of the code; fix the syntax error"},
+		{"package main\nfunc main() {", "cell.go:2:14: syntax: expected '}', found the end of the code; fix the syntax error"},
+		{"x := )\ny := ", "cell.go:1:6: syntax: expected operand, found ')'; fix the syntax error (and 1 more findings)"},
+	} {
+		_, _, err := source.ParseGo("cell.go", []byte(tc.src), cellLimits)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got  %v\n want %s", tc.src, err, tc.want)
+		}
+		var l source.List
+		if !errors.As(err, &l) {
+			continue
+		}
+		for _, f := range l {
+			if f.Pos.Offset > len(tc.src) || strings.Contains(f.Message, "'}'") && !strings.Contains(tc.src, "{") {
+				t.Errorf("%q: %v refers to text rlm added", tc.src, f)
+			}
+		}
+	}
+}

@@ -129,7 +129,8 @@ which files it read.
 
 API keys are never printed: a backend shows the NAME of the variable that holds its key and
 whether it is set. --keys lists every key of [defaults] and [limits] with its flag, variable and
-range; docs/models.md documents [backends.NAME] and [models.NAME].
+range, and the other variables rlm reads; docs/models.md documents [backends.NAME] and
+[models.NAME]. Every command warns about a variable named RLM_ or SFA_ that rlm does not read.
 
 Exit status: 0 · 2 when the configuration has an error (named with its file, key and range).`,
 		Args: noArgs,
@@ -145,7 +146,7 @@ Exit status: 0 · 2 when the configuration has an error (named with its file, ke
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"files": [{path, origin, read, trusted}], "settings": [{key, value, source, from, key_set, note}], "error"}`)
-	cmd.Flags().BoolVar(&keys, "keys", false, "list every key of [defaults] and [limits], with its flag, variable and range")
+	cmd.Flags().BoolVar(&keys, "keys", false, "list every key of [defaults] and [limits], with its flag, variable and range, and the other variables")
 	cf.register(cmd.Flags())
 	cmd.AddCommand(newConfigTrustCmd(), newConfigUntrustCmd())
 	return cmd

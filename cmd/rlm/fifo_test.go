@@ -14,9 +14,10 @@ import (
 )
 
 // TestNamedPipesNeverBlock: every command that reads a file the user names refuses a fifo at
-// once, with a message that says what it is, instead of waiting for a writer for ever. Each
-// command is a real process (this test binary as rlm), killed after 20 s: a regression fails
-// here rather than hanging the tests.
+// once, with a message that says what it is, instead of waiting for a writer for ever; --ctx,
+// which reads a named pipe as it reads stdin, waits for a writer 5 s at most. Each command is a
+// real process (this test binary as rlm), killed after 20 s: a regression fails here rather
+// than hanging the tests.
 func TestNamedPipesNeverBlock(t *testing.T) {
 	rlmBin, err := exec.LookPath("rlm") // this test binary, as testscript.Main installed it
 	if err != nil {
@@ -53,6 +54,7 @@ func TestNamedPipesNeverBlock(t *testing.T) {
 		{"batch --creds", []string{"batch", "ok.jsonl", "--queue", "nats://127.0.0.1:1", "--creds", "pipe"}, 1, ""},
 		{"batch --tls-ca", []string{"batch", "ok.jsonl", "--queue", "tls://127.0.0.1:1", "--tls-ca", "pipe"}, 1, ""},
 		{"run --script", []string{"run", "--script", "pipe.js", "--ctx", "in.txt"}, 2, ""},
+		{"run --ctx, no writer", []string{"run", "--script", "s.js", "--ctx", "pipe"}, 2, ""},
 		{"run --replay", []string{"run", "--replay", "pipe", "--ctx", "in.txt", "What is it?"}, 2, ""},
 		{"validate", []string{"validate", "pipe.js"}, 2, ""},
 		{"mcp --token-file", []string{"mcp", "--http", "127.0.0.1:0", "--token-file", "pipe", "--root", dir}, 2, ""},

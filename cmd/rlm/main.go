@@ -89,14 +89,21 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 // it runs without a home directory.
 const noHome = "rlm/no-home"
 
-// checkHome refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that
-// home.Dir cannot give (relative, or no home directory at all), so that rlmHome never has to.
+// checkHome warns about variables named like rlm's that it does not read (warnEnvironment);
+// then refuses, before a command that keeps state in RLM_HOME runs, an RLM_HOME that home.Dir
+// cannot give (relative, or no home directory at all), so that rlmHome never has to, and says
+// which directory it chose when the environment named none (HOME unset).
 func checkHome(cmd *cobra.Command, _ []string) error {
+	warnEnvironment(cmd, cmd.ErrOrStderr(), os.Environ())
 	if _, ok := cmd.Annotations[noHome]; ok {
 		return nil
 	}
-	if _, err := home.Dir(); err != nil {
+	_, note, err := home.Resolve(os.Getenv)
+	if err != nil {
 		return usageError{err}
+	}
+	if note != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "rlm: warning: %s\n", note)
 	}
 	return nil
 }

@@ -75,6 +75,11 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	if slices.Contains(f.ctxFiles, "-") {
 		return usagef("--ctx - reads the context from stdin, but rlm repl reads its cells from there: save the input to a file and pass --ctx FILE")
 	}
+	cleanup, err := f.saveInputs(nil) // --ctx <(cmd), a named pipe, a file of /proc
+	defer cleanup()
+	if err != nil {
+		return err
+	}
 	f.warnDegraded(errw)
 	sh := &shell{f: f, out: out, err: errw}
 	if err := sh.open(f.lang); err != nil {

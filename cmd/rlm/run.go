@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -150,7 +149,9 @@ one object instead:
 ` + filesHelp + `
 A default workspace that was written to is named on stderr ("[agent:rlm] the code wrote files
 to DIR") and in --json as "workspace"; one left empty is removed. --ctx - reads the context
-from stdin; a binary file (a NUL byte in its first 8 KiB) is refused.
+from stdin; a pipe (--ctx <(cmd)), a named pipe (whose writer has 5 s to come) and a file of
+/proc or /sys are read to their end the same way. A binary file (a NUL byte in its first 8 KiB)
+is refused, and so is a device.
 
 What the code or the model wrote is printed with its control characters escaped (ESC, BEL, C1
 and bidi controls), so that it cannot act on a terminal; --raw prints the answer as it is.
@@ -158,7 +159,7 @@ and bidi controls), so that it cannot act on a terminal; --raw prints the answer
 Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop detected)
 · 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cleanup, err := f.readStdinCtx(cmd.InOrStdin())
+			cleanup, err := f.saveInputs(cmd.InOrStdin())
 			defer cleanup()
 			if err != nil {
 				return err
@@ -255,47 +256,6 @@ func existingFiles(paths []string) ([]string, error) {
 		return nil, usageError{err}
 	}
 	return abs, nil
-}
-
-// stdinName is the name of the context file read from stdin (--ctx -).
-const stdinName = "stdin.txt"
-
-// readStdinCtx saves stdin to a private temporary file when a --ctx is "-" (the context store
-// maps files), and puts that file in its place. cleanup removes it.
-func (f *sessionFlags) readStdinCtx(in io.Reader) (cleanup func(), err error) {
-	idx := -1
-	for i, p := range f.ctxFiles {
-		if p != "-" {
-			continue
-		}
-		if idx >= 0 {
-			return func() {}, usagef("--ctx - (stdin) can be given once")
-		}
-		idx = i
-	}
-	if idx < 0 {
-		return func() {}, nil
-	}
-	dir, err := os.MkdirTemp("", "rlm-stdin-")
-	if err != nil {
-		return func() {}, fmt.Errorf("saving --ctx - (stdin): %w", err)
-	}
-	cleanup = func() { os.RemoveAll(dir) }
-	path := filepath.Join(dir, stdinName)
-	file, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, err = io.Copy(file, in)
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		cleanup()
-		return func() {}, fmt.Errorf("saving --ctx - (stdin) to %s: %w", path, err)
-	}
-	f.ctxFiles = append([]string(nil), f.ctxFiles...)
-	f.ctxFiles[idx] = path
-	return cleanup, nil
 }
 
 // check refuses bad session flags before anything starts, and loads the configuration (its

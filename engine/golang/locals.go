@@ -13,7 +13,8 @@ import (
 // Locals describes the session's variables, in the order of Vars, at most engine.MaxLocals of
 // them: the type from the type checker as the cells declared it, a short rendering read from
 // the interpreter's values by reflection (never a method call, so no model code runs), and the
-// length. A cancelled cell still inside a native call may be changing the values: then they are
+// length (of a string, its characters, as the prompt, the API and the JavaScript engine count
+// them, not len's bytes). A cancelled cell still inside a native call may be changing the values: then they are
 // left out, and only names and types are given.
 func (e *Engine) Locals() (out []engine.Var) {
 	e.mu.Lock()
@@ -42,17 +43,21 @@ func (e *Engine) Locals() (out []engine.Var) {
 			if v.Type == "" && rv.IsValid() {
 				v.Type = rv.Type().String()
 			}
-			v.Repr, v.Len = repr(rv), length(rv)
+			v.Len = length(rv)
+			v.Repr = repr(rv, v.Len)
 		}
 		out[i] = v.Bound()
 	}
 	return out
 }
 
-// length is len(v) for the kinds that have one, else -1.
+// length is the characters (code points) of a string, len(v) for the other kinds that have
+// one, else -1.
 func length(v reflect.Value) int {
 	switch v.Kind() {
-	case reflect.String, reflect.Slice, reflect.Array, reflect.Map, reflect.Chan:
+	case reflect.String:
+		return utf8.RuneCountInString(v.String())
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.Chan:
 		return v.Len()
 	case reflect.Interface:
 		if !v.IsNil() {
@@ -63,16 +68,16 @@ func length(v reflect.Value) int {
 }
 
 // repr renders v in fmt's %v form, with strings quoted, cut to engine.MaxReprChars characters:
-// a long string by a prefix and its length, a slice or map by its first elements and the count
-// of the rest. Its work is bounded by the output, whatever v holds.
-func repr(v reflect.Value) string {
+// a long string by a prefix and its characters (n, as length counts them), a slice or map by its
+// first elements and the count of the rest. Its work is bounded by the output, whatever v holds.
+func repr(v reflect.Value, n int) string {
 	w := reprWriter{engine.NewReprWriter(engine.MaxReprChars)}
 	for v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.String {
 		if s := v.String(); w.str(s, engine.MaxReprChars-30) {
-			w.Write(" (" + engine.Thousands(int64(len(s))) + " bytes)")
+			w.Write(" (" + engine.Thousands(int64(n)) + " characters)")
 		}
 		return w.String()
 	}

@@ -24,6 +24,7 @@ ms := []Match{{Start: 1, End: 2, Text: "x"}}
 when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 sb := &strings.Builder{}
 big := strings.Repeat("é", 1000)
+astral := "a😀b"
 many := make([]int, 5000)
 bigmap := map[int]bool{}
 for i := range 1000 { bigmap[i] = true }`)
@@ -56,14 +57,15 @@ for i := range 1000 { bigmap[i] = true }`)
 	if sb := got["sb"]; sb.Type != "*strings.Builder" {
 		t.Errorf("sb: got type %q, want *strings.Builder", sb.Type)
 	}
-	for _, c := range []struct{ name, suffix string }{{"big", `…" (2,000 bytes)`}, {"many", " more]"}, {"bigmap", " more]"}} {
+	for _, c := range []struct{ name, suffix string }{{"big", `…" (1,000 characters)`}, {"many", " more]"}, {"bigmap", " more]"}} {
 		v := got[c.name]
 		if n := utf8.RuneCountInString(v.Repr); n > engine.MaxReprChars || !strings.HasSuffix(v.Repr, c.suffix) {
 			t.Errorf("%s: repr of %d characters %q, want at most %d ending in %q", c.name, n, v.Repr, engine.MaxReprChars, c.suffix)
 		}
 	}
-	if got["big"].Len != 2000 || got["many"].Len != 5000 || got["bigmap"].Len != 1000 {
-		t.Errorf("lengths: big %d, many %d, bigmap %d; want 2000 (bytes), 5000, 1000", got["big"].Len, got["many"].Len, got["bigmap"].Len)
+	// A string's length is in characters (code points), as the prompt and the API count them.
+	if got["big"].Len != 1000 || got["astral"].Len != 3 || got["many"].Len != 5000 || got["bigmap"].Len != 1000 {
+		t.Errorf("lengths: big %d, astral %d, many %d, bigmap %d; want 1000 and 3 (characters), 5000, 1000", got["big"].Len, got["astral"].Len, got["many"].Len, got["bigmap"].Len)
 	}
 	var names []string
 	for _, v := range s.e.Locals() {

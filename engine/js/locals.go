@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 
@@ -12,8 +13,9 @@ import (
 
 // Locals describes the session's variables between cells, in the order of Vars, at most
 // engine.MaxLocals of them: the type as typeof would say it, or the constructor's name for an
-// object ("Array", "Map", "Date", a class's name); a short rendering; and the length (.length
-// of a string or Array, .size of a Map or Set).
+// object ("Array", "Map", "Date", a class's name); a short rendering; and the length (the
+// characters of a string, as Go's engine and the prompt count them; .length of an Array, .size
+// of a Map or Set).
 //
 // No model code runs: there is no cell to bound it (no deadline, no heap watchdog). Properties
 // are read by their descriptors (a getter shows as [Getter], never called), a Map's or Set's
@@ -37,7 +39,8 @@ func (e *Engine) Locals() (out []engine.Var) {
 	for i, n := range names {
 		v := engine.Var{Name: n, Len: -1}
 		if val, ok := e.own(g, n); ok {
-			v.Type, v.Len, v.Repr = e.typeOf(val), e.lengthOf(val), e.repr(val)
+			v.Type, v.Len = e.typeOf(val), e.lengthOf(val)
+			v.Repr = e.repr(val, v.Len)
 		}
 		out[i] = v.Bound()
 	}
@@ -222,10 +225,11 @@ func (e *Engine) constructorName(obj *goja.Object) string {
 	return s.Substring(0, min(s.Length(), engine.MaxTypeChars)).String()
 }
 
-// lengthOf is .length of a string, Array or typed array, .size of a Map or Set, else -1.
+// lengthOf is the characters of a string (chars), .length of an Array or typed array, .size of
+// a Map or Set, else -1.
 func (e *Engine) lengthOf(v goja.Value) int {
 	if s, ok := v.(goja.String); ok {
-		return s.Length()
+		return chars(s)
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
@@ -248,14 +252,55 @@ func (e *Engine) lengthOf(v goja.Value) int {
 	return -1
 }
 
+// chars is the number of characters (Unicode code points) of s, as the API, the prompt and Go's
+// engine count them: its UTF-16 units (.length) less its surrogate pairs. It is one pass over s
+// at most: goja keeps an ASCII string as Go bytes (a unit is a character: nothing to count) and
+// a string a host function returned as the Go string it was (counted as Go counts it).
+func chars(s goja.String) int {
+	switch reflect.ValueOf(s).Kind() {
+	case reflect.String: // ASCII
+		return s.Length()
+	case reflect.Slice: // UTF-16 units
+		return charsUpTo(s, s.Length())
+	}
+	return utf8.RuneCountInString(s.String()) // a Go string goja has not converted (or a kind it has added)
+}
+
+// charsUpTo counts the characters of s's first n UTF-16 units: a surrogate pair is one.
+func charsUpTo(s goja.String, n int) int {
+	count := 0
+	for i := 0; i < n; i++ {
+		if i+1 < n && isHighSurrogate(s.CharAt(i)) && isLowSurrogate(s.CharAt(i+1)) {
+			i++
+		}
+		count++
+	}
+	return count
+}
+
+// unitsOf is how many UTF-16 units s's first k characters take (all of s when it has fewer).
+func unitsOf(s goja.String, k int) int {
+	n, i := s.Length(), 0
+	for ; i < n && k > 0; k-- {
+		if i+1 < n && isHighSurrogate(s.CharAt(i)) && isLowSurrogate(s.CharAt(i+1)) {
+			i++
+		}
+		i++
+	}
+	return i
+}
+
+func isHighSurrogate(u uint16) bool { return u >= 0xD800 && u <= 0xDBFF }
+func isLowSurrogate(u uint16) bool  { return u >= 0xDC00 && u <= 0xDFFF }
+
 // repr renders v as JavaScript would show it in a console: strings quoted, arrays as [a, b],
-// Map(2) {k => v}, objects as {k: v}; a long string by its prefix and length, a long list by
-// its first elements and the count of the rest.
-func (e *Engine) repr(v goja.Value) string {
+// Map(2) {k => v}, objects as {k: v}; a long string by its prefix and its characters (n, as
+// lengthOf counts them), a long list by its first elements and the count of the rest.
+func (e *Engine) repr(v goja.Value, n int) string {
 	w := jsRepr{ReprWriter: engine.NewReprWriter(engine.MaxReprChars), e: e, seen: map[*goja.Object]bool{}}
 	if s, ok := v.(goja.String); ok {
 		if w.str(s, engine.MaxReprChars-30) {
-			w.Write(" (length " + engine.Thousands(int64(s.Length())) + ")")
+			w.Write(" (" + engine.Thousands(int64(n)) + " characters)")
 		}
 		return w.String()
 	}
@@ -270,21 +315,22 @@ type jsRepr struct {
 	seen map[*goja.Object]bool
 }
 
-// elemChars is the most of a string shown inside an array, Map, Set or object, in UTF-16 units.
+// elemChars is the most characters of a string shown inside an array, Map, Set or object.
 const elemChars = 40
 
 // maxReprDepth bounds nesting: deeper objects are written as "…".
 const maxReprDepth = 3
 
-// str writes a quoted prefix of s of at most limit UTF-16 units; it reports whether s was cut.
+// str writes a quoted prefix of s of at most limit characters (a surrogate pair is never split);
+// it reports whether s was cut.
 func (w *jsRepr) str(s goja.String, limit int) bool {
 	limit = max(limit, 0) // inside a list, room may have run out
-	n := s.Length()
-	if n <= limit {
+	end := unitsOf(s, limit)
+	if end >= s.Length() {
 		w.Write(quote(s.String()))
 		return false
 	}
-	q := quote(s.Substring(0, limit).String())
+	q := quote(s.Substring(0, end).String())
 	w.Write(q[:len(q)-1] + "…\"")
 	return true
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/dop251/goja"
+
 	"github.com/rlm-sandbox/rlm/engine"
 )
 
@@ -28,6 +30,7 @@ const err = new Error("boom");
 const doc = context;
 const cyc = {}; cyc.self = cyc;
 const long = "é".repeat(1000);
+const astral = "a😀b", wide = "😀".repeat(1000) + "é";
 const many = new Array(5000).fill(7);
 const dict = {}; for (let i = 0; i < 1000; i++) dict["k" + i] = i;
 `)
@@ -59,14 +62,16 @@ const dict = {}; for (let i = 0; i < 1000; i++) dict["k" + i] = i;
 			t.Errorf("%s: got %+v, want %+v", want.Name, g, want)
 		}
 	}
-	for _, c := range []struct{ name, suffix string }{{"long", `…" (length 1,000)`}, {"many", " more]"}, {"dict", ", …}"}} {
+	for _, c := range []struct{ name, suffix string }{{"long", `…" (1,000 characters)`}, {"wide", `…" (1,001 characters)`}, {"many", " more]"}, {"dict", ", …}"}} {
 		v := got[c.name]
 		if n := utf8.RuneCountInString(v.Repr); n > engine.MaxReprChars || !strings.HasSuffix(v.Repr, c.suffix) {
 			t.Errorf("%s: repr of %d characters %q, want at most %d ending in %q", c.name, n, v.Repr, engine.MaxReprChars, c.suffix)
 		}
 	}
-	if got["long"].Len != 1000 || got["many"].Len != 5000 {
-		t.Errorf("lengths: long %d, many %d; want 1000, 5000", got["long"].Len, got["many"].Len)
+	// A string's length is in characters (code points), as the prompt and the API count them,
+	// not in UTF-16 units (.length): "a😀b" is 3 characters, 4 units.
+	if got["long"].Len != 1000 || got["astral"].Len != 3 || got["wide"].Len != 1001 || got["many"].Len != 5000 {
+		t.Errorf("lengths: long %d, astral %d, wide %d, many %d; want 1000, 3, 1001 (characters), 5000", got["long"].Len, got["astral"].Len, got["wide"].Len, got["many"].Len)
 	}
 	var names []string
 	for _, v := range e.Locals() {
@@ -154,6 +159,35 @@ for (let n = 1; n < 90; n++) {
 			if n := utf8.RuneCountInString(v.Repr); n > engine.MaxReprChars {
 				t.Fatalf("%s: repr of %d characters", v.Name, n)
 			}
+		}
+	}
+}
+
+// TestChars: a string's characters are its code points whatever form goja keeps it in: ASCII,
+// UTF-16, or a Go string a host function returned (longer than 16 bytes) not yet converted.
+func TestChars(t *testing.T) {
+	vm := goja.New()
+	long := strings.Repeat("é😀a", 10)
+	js := func(src string) goja.Value {
+		v, err := vm.RunString(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name string
+		v    goja.Value
+		want int
+	}{
+		{"ascii", vm.ToValue("abc"), 3},
+		{"a long ascii Go string", vm.ToValue(strings.Repeat("a", 40)), 40},
+		{"a long Go string", vm.ToValue(long), 30},
+		{"UTF-16", js(`"é😀a".repeat(10)`), 30},
+		{"lone surrogates", js(`"\uD800x\uDC00"`), 3},
+	} {
+		if got := chars(tc.v.(goja.String)); got != tc.want {
+			t.Errorf("%s: chars = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

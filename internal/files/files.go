@@ -1,7 +1,6 @@
 package files
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,10 @@ import (
 	"github.com/rlm-sandbox/rlm/tools"
 )
 
-// Contexts resolves the context files to absolute paths, refusing a missing file, a directory
-// and a file that is not text. label names the option in messages ("--ctx", "file").
+// Contexts resolves the context files to absolute paths, refusing a missing file, a directory,
+// a file that is not text, and what cannot be mapped: a pipe (tools.OpenRegular's message) and
+// a file of /proc or /sys (the command line saves both to a file first). label names the option
+// in messages ("--ctx", "file").
 func Contexts(paths []string, label string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -30,6 +31,9 @@ func Contexts(paths []string, label string) ([]string, error) {
 		if st.IsDir() {
 			return nil, fmt.Errorf("%s %s is a directory; pass files (use --root for directories)", label, p)
 		}
+		if KindOf(abs) == Kernel {
+			return nil, kernelFile(label, p)
+		}
 		if err := text(label, p, abs); err != nil {
 			return nil, err
 		}
@@ -38,29 +42,21 @@ func Contexts(paths []string, label string) ([]string, error) {
 	return out, nil
 }
 
-// text refuses a context file that is not text: a NUL byte in its first 8 KiB (the test git and
-// grep use), or a UTF-16 byte-order mark. The model explores text; a binary file would reach it
-// as noise. It is opened by tools.OpenRegular: a fifo (whose open would block until a writer
-// comes), a socket or a device is refused without being opened.
+// text refuses a context file that is not text (CheckText). It is opened by
+// tools.OpenRegular: a fifo (whose open would block until a writer comes), a socket or a device
+// is refused without being opened.
 func text(label, name, path string) error {
 	f, err := tools.OpenRegular(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer f.Close()
-	head := make([]byte, 8<<10)
+	head := make([]byte, HeadBytes)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return err
 	}
-	head = head[:n]
-	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
-		return fmt.Errorf("%s %s is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8 %s > %s.txt)", label, name, name, name)
-	}
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return fmt.Errorf("%s %s is a binary file (a NUL byte at offset %d); rlm reads text: pass a text file, or extract its text first (such as strings %s > %s.txt)", label, name, i, name, name)
-	}
-	return nil
+	return CheckText(label, name, head[:n], true)
 }
 
 // Dir checks a workspace the caller names: it must be an existing directory, and lie outside

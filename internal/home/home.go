@@ -42,25 +42,45 @@ func Dir() (string, error) { return FromEnv(os.Getenv) }
 // at all, is an error that says to set an absolute RLM_HOME, never the working directory's
 // .rlm, whose config.toml anything that wrote files there would have chosen.
 func FromEnv(getenv func(string) string) (string, error) {
+	dir, _, err := Resolve(getenv)
+	return dir, err
+}
+
+// Resolve is FromEnv, and a note when the directory was not named by the environment: with
+// neither RLM_HOME nor HOME set, it is .rlm in the password database's home for the user, which
+// the note says (the command line prints it), with how to choose another; else the note is "".
+func Resolve(getenv func(string) string) (dir, note string, err error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	if h := getenv("RLM_HOME"); h != "" {
 		if !filepath.IsAbs(h) {
-			return "", fault.New(fault.Schema, "RLM_HOME=%s is a relative path: rlm would keep its state and read its configuration in whatever directory it starts in; set RLM_HOME to an absolute directory", h)
+			return "", "", fault.New(fault.Schema, "RLM_HOME=%s is a relative path: rlm would keep its state and read its configuration in whatever directory it starts in; set RLM_HOME to an absolute directory", h)
 		}
-		return filepath.Clean(h), nil
+		return filepath.Clean(h), "", nil
 	}
-	dir := getenv("HOME")
-	if dir == "" {
-		if u, err := user.Current(); err == nil {
-			dir = u.HomeDir
+	if h := getenv("HOME"); h != "" {
+		if !filepath.IsAbs(h) {
+			return "", "", fault.New(fault.Schema, "HOME=%s is a relative path, so rlm has no home directory for its state: set RLM_HOME to an absolute directory, such as RLM_HOME=/var/lib/rlm, or HOME to yours", h)
 		}
+		return filepath.Join(h, ".rlm"), "", nil
 	}
-	if dir == "" || !filepath.IsAbs(dir) {
-		return "", fault.New(fault.Schema, "no home directory for rlm's state (HOME is not set to an absolute path): set RLM_HOME to an absolute directory, such as RLM_HOME=/var/lib/rlm")
+	h, name := passwdHome()
+	if h == "" || !filepath.IsAbs(h) {
+		return "", "", fault.New(fault.Schema, "HOME is not set and the password database gives no home directory for this user, so rlm has nowhere to keep its state: set RLM_HOME to an absolute directory, such as RLM_HOME=/var/lib/rlm, or HOME to yours")
 	}
-	return filepath.Join(dir, ".rlm"), nil
+	dir = filepath.Join(h, ".rlm")
+	return dir, fmt.Sprintf("HOME is not set: RLM_HOME is %s, in the home directory the password database gives user %s; set RLM_HOME (or HOME) to choose another", dir, name), nil
+}
+
+// passwdHome is the user's home directory and name in the password database; "" when there is
+// none. A variable, so that tests can stand in for the database.
+var passwdHome = func() (dir, name string) {
+	u, err := user.Current()
+	if err != nil {
+		return "", ""
+	}
+	return u.HomeDir, u.Username
 }
 
 // Ensure creates dir (0700) if it does not exist.
