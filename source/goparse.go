@@ -99,10 +99,39 @@ func (p *pass) goParseFile(u *GoUnit, text []byte, prefix, suffix string) *ast.F
 		return f
 	}
 	if suffix != "" && inSuffix(err, len(prefix)+len(text)) {
-		_, err = parseJoined(token.NewFileSet(), p.file.name, prefix, text, "")
+		_, bare := parseJoined(token.NewFileSet(), p.file.name, prefix, text, "")
+		if bare == nil { // the text's own '}' closed what rlm opened: point at that '}'
+			if off := unmatchedBrace(text); off >= 0 {
+				p.report(off, Syntax, "this '}' has no matching '{': remove it, or add the '{' it closes")
+				return nil
+			}
+		} else {
+			err = bare
+		}
 	}
 	p.goSyntax(err, len(prefix))
 	return nil
+}
+
+// unmatchedBrace is the offset of the first '}' of text that closes no '{' of text, or -1.
+func unmatchedBrace(text []byte) int {
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	s.Init(fset.AddFile("", -1, len(text)), text, func(token.Position, string) {}, 0)
+	depth := 0
+	for {
+		pos, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return -1
+		case token.LBRACE:
+			depth++
+		case token.RBRACE:
+			if depth--; depth < 0 {
+				return fset.Position(pos).Offset
+			}
+		}
+	}
 }
 
 func parseJoined(fset *token.FileSet, name, prefix string, text []byte, suffix string) (*ast.File, error) {
