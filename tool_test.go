@@ -169,3 +169,70 @@ func TestToolClashes(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallsAreJournaled: a worker that dies (here out of memory) is replaced and the
+// session's cells replayed; a tool call of a replayed cell is answered from the journal, without
+// running the tool again. (Both engines pass calls through the same journal, in the worker.)
+func TestToolCallsAreJournaled(t *testing.T) {
+	for _, c := range []struct{ lang, first, crash, after string }{
+		{"go", `o := order_total("A-1", 2).(map[string]any)`, "var a [][]int\nfor i := 0; i < 100000; i++ {\n\ta = append(a, make([]int, 1<<20))\n\ta[i][0] = i\n}", `fmt.Println(o["cents"])`},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			var calls atomic.Int32
+			ctx := context.Background()
+			s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: c.lang, Home: t.TempDir(), Tools: testTools(&calls), WorkerMemory: 256 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if r := s.Exec(ctx, c.first); r.Error != nil {
+				t.Fatal(r.Error)
+			}
+			crash := s.Exec(ctx, c.crash)
+			if crash.Error == nil || crash.Error.Kind != fault.Crashed {
+				t.Fatalf("the crash: %+v", crash.Error)
+			}
+			r := s.Exec(ctx, c.after)
+			if r.Error != nil || r.Output != "2500\n" {
+				t.Fatalf("after the crash: %q %+v", r.Output, r.Error)
+			}
+			if !crash.Rebuilt && !r.Rebuilt {
+				t.Error("no cell reports a rebuilt session")
+			}
+			if n := calls.Load(); n != 1 {
+				t.Errorf("order_total ran %d times; the replay must serve the journaled result", n)
+			}
+		})
+	}
+}
+
+// TestToolsInARun: a run's script calls a tool in each language, through the same dispatch as
+// a question run's cells; the call is recorded in the audit trail as every host call is; the
+// run's cap counts per run.
+func TestToolsInARun(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"s.go", `o := order_total("A-1", 2).(map[string]any)
+FINAL(o["cents"])`},
+		{"s.js", `FINAL(order_total("A-1", 2).cents)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int32
+			home := t.TempDir()
+			res, err := rlm.Ask(context.Background(), rlm.Options{Script: rlm.Script{Name: c.name, Source: c.src}, Home: home, Tools: testTools(&calls)})
+			if err != nil || res.Answer != "2500" {
+				t.Fatalf("answer %q, err %v (%+v)", res.Answer, err, res)
+			}
+			tcs, err := openAudit(t, home).ToolCalls(context.Background(), res.TaskID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found bool
+			for _, tc := range tcs {
+				found = found || tc.Name == "order_total" && strings.Contains(tc.Result, "2500")
+			}
+			if !found {
+				t.Errorf("the audit trail's tool calls %+v; want order_total's", tcs)
+			}
+		})
+	}
+}
