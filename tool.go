@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -123,6 +124,17 @@ func checkTools(ts []Tool) (toolSet, error) {
 		return toolSet{}, fault.Wrap(fault.Schema, err, "")
 	}
 	return toolSet{api: api, byName: byName}, nil
+}
+
+// APILines are the functions a session's code may call, as the system prompt lists them in lang
+// ("go" or "js") with the caps of l: the API's, then each tool's, from the registry the engines
+// are built from. Its error is a declaration's, as Options would report it.
+func APILines(lang string, l Limits, tools []Tool) ([]string, error) {
+	set, err := checkTools(tools)
+	if err != nil {
+		return nil, err
+	}
+	return controller.RegistryLines(set.api, lang, l), nil
 }
 
 func (t Tool) withDefaults() Tool {
