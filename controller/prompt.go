@@ -13,8 +13,9 @@ import (
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-// SystemPrompt is the root model's system prompt for cfg. It is generated from engine.API, the
-// registry from which the engines build the functions they enforce, and from the run's
+// SystemPrompt is the root model's system prompt for cfg. It is generated from the session's
+// registry (cfg.Session.API: engine.API and the session's own tools), from which the engines
+// build the functions they enforce and the parent dispatches its calls, and from the run's
 // effective limits (apiLimits, limitLines), so what the model is told and what the sandbox does
 // cannot drift apart. Every limit that can stop a block or the run is named, with its value.
 func SystemPrompt(cfg Config) string {
