@@ -172,7 +172,8 @@ func TestToolClashes(t *testing.T) {
 
 // TestToolCallsAreJournaled: a worker that dies (here out of memory) is replaced and the
 // session's cells replayed; a tool call of a replayed cell is answered from the journal, without
-// running the tool again. (Both engines pass calls through the same journal, in the worker.)
+// running the tool again. (Both engines pass calls through the same journal, in the worker: repl's TestToolReplayedFromJournal
+// kills a JS session's worker.)
 func TestToolCallsAreJournaled(t *testing.T) {
 	for _, c := range []struct{ lang, first, crash, after string }{
 		{"go", `o := order_total("A-1", 2).(map[string]any)`, "var a [][]int\nfor i := 0; i < 100000; i++ {\n\ta = append(a, make([]int, 1<<20))\n\ta[i][0] = i\n}", `fmt.Println(o["cents"])`},
