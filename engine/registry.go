@@ -100,8 +100,11 @@ func checkTool(f Func, seen map[string]bool) error {
 	params := map[string]bool{}
 	for _, p := range f.Params {
 		switch {
-		case !toolName.MatchString(p.Name) || len(p.Name) > limits.ToolNameChars || token.IsKeyword(p.Name) || jsReserved[p.Name]:
-			return fmt.Errorf("tool %q: parameter %q is not a usable identifier in Go and JavaScript; rename it", name, p.Name)
+		case !toolName.MatchString(p.Name) || len(p.Name) > limits.ToolNameChars || token.IsKeyword(p.Name) || jsReserved[p.Name] ||
+			goPredeclared[p.Name] || preludeNames[p.Name]:
+			// A predeclared name (int, string) or the bridge's (rlmhost) would be shadowed in the
+			// prelude function that passes the arguments on.
+			return fmt.Errorf("tool %q: parameter %q is not a usable identifier in Go and JavaScript (a keyword, a predeclared or prelude name); rename it", name, p.Name)
 		case params[p.Name]:
 			return fmt.Errorf("tool %q: parameter %q is declared twice", name, p.Name)
 		case !slices.Contains(ToolParamTypes, p.GoType):

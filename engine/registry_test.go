@@ -49,6 +49,8 @@ func TestWithTools(t *testing.T) {
 		{bad(func(f *engine.Func) { f.Result = "chan int" }), "result type"},
 		{bad(func(f *engine.Func) { f.Params[0].GoType = "Context" }), "parameter id has type"},
 		{bad(func(f *engine.Func) { f.Params[0].Name = "new" }), "not a usable identifier"},
+		{bad(func(f *engine.Func) { f.Params[0].Name = "int" }), "not a usable identifier"},
+		{bad(func(f *engine.Func) { f.Params[0].Name = "rlmhost" }), "not a usable identifier"},
 		{bad(func(f *engine.Func) { f.Place = engine.InWorker }), "served by the parent"},
 		{bad(func(f *engine.Func) { f.Replay = engine.Rerun }), "journaled"},
 	} {
