@@ -91,8 +91,8 @@ func checkTool(f Func, seen map[string]bool) error {
 	if why := ReservedName(name); why != "" {
 		return fmt.Errorf("tool %q clashes with %s; give the tool another name (such as my_%s)", name, why, name)
 	}
-	if f.Doc == "" || len(f.Doc) > 2*limits.ToolDocChars || strings.IndexFunc(f.Doc, unicode.IsControl) >= 0 {
-		return fmt.Errorf("tool %q: the description is one line of at most %d bytes, without control characters (it goes into the system prompt)", name, limits.ToolDocChars)
+	if f.Doc == "" || len(f.Doc) > 2*limits.ToolDocChars || strings.IndexFunc(f.Doc, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return fmt.Errorf("tool %q: the description is one line of at most %d bytes, printable (it goes into the system prompt and the Go prelude)", name, limits.ToolDocChars)
 	}
 	if len(f.Params) > limits.ToolParams {
 		return fmt.Errorf("tool %q has %d parameters, more than %d; take a list or fewer parameters", name, len(f.Params), limits.ToolParams)

@@ -46,6 +46,7 @@ func TestWithTools(t *testing.T) {
 		{tool("range"), "a Go keyword"},
 		{tool("Math"), "a JavaScript global"},
 		{bad(func(f *engine.Func) { f.Doc = "a\x00b" }), "one line"},
+		{bad(func(f *engine.Func) { f.Doc = "a\u2028b" }), "one line"},
 		{bad(func(f *engine.Func) { f.Result = "chan int" }), "result type"},
 		{bad(func(f *engine.Func) { f.Params[0].GoType = "Context" }), "parameter id has type"},
 		{bad(func(f *engine.Func) { f.Params[0].Name = "new" }), "not a usable identifier"},
