@@ -342,7 +342,7 @@ func (h *toolHost) run(ctx context.Context, t Tool, args ToolArgs) (any, error) 
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- answer{nil, fault.New(fault.Crashed, "%s failed: %v", t.Name, r)}
+				done <- answer{nil, fault.New(fault.Code, "%s failed in the host: %v (a bug of the tool, not of the call)", t.Name, r)}
 			}
 		}()
 		v, err := t.Func(ctx, args)

@@ -237,3 +237,37 @@ FINAL(o["cents"])`},
 		})
 	}
 }
+
+// TestToolPanicsAndBadResults: a tool that panics, or returns other than its declared type, or
+// more data than its cap, fails the call with a message that blames the tool; the session and
+// the parent live on.
+func TestToolPanicsAndBadResults(t *testing.T) {
+	tools := []rlm.Tool{
+		{Name: "boom", Description: "panics", Result: rlm.ToolString, Func: func(context.Context, rlm.ToolArgs) (any, error) { panic("nil map") }},
+		{Name: "wrong", Description: "returns an int", Result: rlm.ToolString, Func: func(context.Context, rlm.ToolArgs) (any, error) { return 7, nil }},
+		{Name: "huge", Description: "returns a long list", Result: rlm.ToolStrings, MaxOutput: 100,
+			Func: func(context.Context, rlm.ToolArgs) (any, error) { return make([]string, 100), nil }},
+		{Name: "long", Description: "returns a long string", Result: rlm.ToolString, MaxOutput: 10,
+			Func: func(context.Context, rlm.ToolArgs) (any, error) { return strings.Repeat("é", 20), nil }},
+	}
+	ctx := context.Background()
+	s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: "js", Home: t.TempDir(), Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for code, want := range map[string]string{
+		`boom()`:  "boom failed in the host: nil map (a bug of the tool",
+		`wrong()`: "wrong returned int, but it is declared to return string",
+		`huge()`:  "huge returned 301 characters (as JSON), more than its cap of 100",
+	} {
+		r := s.Exec(ctx, code)
+		if r.Error == nil || !strings.Contains(r.Error.Message, want) {
+			t.Errorf("%s: %+v; want %q", code, r.Error, want)
+		}
+	}
+	r := s.Exec(ctx, `print(long())`)
+	if want := strings.Repeat("é", 10) + "\n[long: result cut at 10 of 20 characters; ask for less]\n"; r.Error != nil || r.Output != want {
+		t.Errorf("long: %q %+v; want %q", r.Output, r.Error, want)
+	}
+}
