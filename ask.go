@@ -36,6 +36,7 @@ type run struct {
 	llmCfg  llm.Config
 	client  *llm.Client // nil for a script run without a model
 	replay  *replay.Server
+	tools   *toolHost // serves Options.Tools; nil without them
 
 	stopMark   func() bool   // stops the early FAILED mark of a cancelled run (context.AfterFunc)
 	marked     chan struct{} // closed when that mark, once started, is written
@@ -197,6 +198,7 @@ func (r *run) close() {
 	if r.replay != nil {
 		r.replay.Close()
 	}
+	r.tools.Close()
 }
 
 // execute runs the loop or the script and records the outcome.
@@ -258,6 +260,10 @@ func (r *run) controllerConfig() (controller.Config, error) {
 			})},
 		MaxIterations: r.MaxIterations, MaxSubCalls: r.Limits.SubCalls, MaxBatches: r.Limits.Batches, BatchWidth: r.Limits.BatchWidth,
 		MaxBlocks: r.MaxBlocks, FeedbackChars: r.FeedbackChars,
+	}
+	if r.settings.tools.api != nil {
+		r.tools = newToolHost(r.settings.tools, r.files, r.Roots, r.ws.Dir, r.Home)
+		cfg.Session.API, cfg.Session.Host = r.settings.tools.api, r.tools
 	}
 	if len(r.llmCfg.Models) == 0 {
 		return cfg, nil // a script run without a model: llm_query says how to configure one

@@ -27,6 +27,20 @@
 // and exits; in any other process it returns at once. Tests of a package that uses rlm call it
 // from TestMain.
 //
+// # Your own tools
+//
+// Options.Tools and SessionOptions.Tools give the code functions of your own (Tool: a name, a
+// one-line description, typed parameters and result, and a Go function), called in both
+// languages as the API's are: a typed function of the Go prelude, a global in JS, and a line of
+// the system prompt, all from one registry of the session (engine.API and its tools), so what
+// the model is told is what is served. The parent runs them, never the worker: each call is
+// checked against the declaration, its path parameters resolved inside the roots as read_file's
+// path is, run under the tool's timeout, its result capped, and counted against the tool's calls
+// per run (defaults in package limits: ToolTimeout, ToolOutputChars, ToolCalls). Calls are
+// journaled (a replay after a worker's death serves the recorded result) and recorded in the
+// audit trail. A name that clashes with the API, a name of either language or another tool is
+// refused with an *OptionError.
+//
 // # Records
 //
 // Each run is a task in Options.Home (default $RLM_HOME, else ~/.rlm): a row in the audit

@@ -135,3 +135,46 @@ func ExampleSession_Limits() {
 	// Output:
 	// 500 100000
 }
+
+// A Tool is a function of your own that the code calls in both languages, as it calls
+// read_file: the parent runs it, never the confined worker, with its arguments checked against
+// the declaration (a path parameter resolved inside the roots first), under its timeout and its
+// caps on output and calls. The system prompt lists it from the same declaration.
+func ExampleTool() {
+	home, err := os.MkdirTemp("", "rlm-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(home)
+	prices := map[string]int{"A-1": 1250, "B-7": 990}
+	price := rlm.Tool{
+		Name:        "price",
+		Description: "the price of a product, in cents",
+		Params:      []rlm.ToolParam{{Name: "sku", Type: rlm.ToolString}},
+		Result:      rlm.ToolInt,
+		MaxCalls:    2, // per session here; per run in Options.Tools
+		Func: func(_ context.Context, args rlm.ToolArgs) (any, error) {
+			p, ok := prices[args.String("sku")]
+			if !ok {
+				return nil, fmt.Errorf("no product %q; the skus are A-1 and B-7", args.String("sku"))
+			}
+			return p, nil
+		},
+	}
+	ctx := context.Background()
+	s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: "go", Home: home, Tools: []rlm.Tool{price}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	r := s.Exec(ctx, `total := price("A-1") + price("B-7") // typed: func price(sku string) int
+fmt.Println(total)`)
+	fmt.Print(r.Output)
+	r = s.Exec(ctx, `price("A-1")`)
+	fmt.Println(r.Error.Kind+":", r.Error.Message)
+	// Output:
+	// 2240
+	// limit: cell.go:1:1: price: cap reached: 2 calls per run; work from the results you have (keep them in variables) instead of calling it again
+}

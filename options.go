@@ -20,6 +20,7 @@ type settings struct {
 	question string          // as recorded: the question, or "--script NAME"
 	files    []string        // absolute
 	ws       files.Workspace // the caller's; the default one is created once the run is recorded
+	tools    toolSet         // Tools, checked, and the run's registry
 }
 
 // resolve checks opts and fills in the defaults. Its errors are *OptionError.
@@ -47,6 +48,9 @@ func resolve(opts Options) (settings, error) {
 	}
 	if s.Timeout <= 0 {
 		s.Timeout = limits.RunTimeout
+	}
+	if s.tools, err = checkTools(s.Tools); err != nil {
+		return s, &OptionError{"Tools", err}
 	}
 	return s, nil
 }

@@ -79,6 +79,12 @@ type Options struct {
 	AllowDegraded bool
 	NoValidate    bool // run cells without the validator (to test the lower layers alone)
 
+	// Tools are functions of your own that the code may call in both languages (see Tool): the
+	// parent runs them, each under its caps, and the system prompt lists them. A tool whose
+	// name clashes with the API, a name of either language or another tool is refused (an
+	// *OptionError for "Tools").
+	Tools []Tool
+
 	// Progress gets rlm's progress lines, "[agent:NAME] ..." (nil: none). A question run
 	// writes its milestones unless Quiet; a script run only when Verbose. Notices (a retry,
 	// a quota pause) are written unless Quiet; Verbose adds each cell's code and output.
@@ -275,6 +281,7 @@ type SessionOptions struct {
 	WorkerMemory  int64         // bytes of the worker process (512 MiB)
 	AllowDegraded bool          // as Options.AllowDegraded
 	NoValidate    bool          // as Options.NoValidate
+	Tools         []Tool        // as Options.Tools; MaxCalls counts per session
 	// Warn, when set, is told once that the index cache under Home cannot be written (read-only,
 	// full): the session goes on with the inputs' indexes in memory. nil: nothing is said.
 	Warn func(error)

@@ -13,7 +13,8 @@ import (
 
 // session is a Session's state.
 type session struct {
-	s *repl.Session
+	s     *repl.Session
+	tools *toolHost // serves SessionOptions.Tools; nil without them
 
 	mu     sync.Mutex
 	ws     files.Workspace
@@ -33,6 +34,10 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, &OptionError{"Files", err}
 	}
+	set, err := checkTools(o.Tools)
+	if err != nil {
+		return nil, &OptionError{"Tools", err}
+	}
 	var ws files.Workspace
 	dir := o.Home
 	if dir == "" {
@@ -49,14 +54,21 @@ func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	s, err := repl.Open(ctx, repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: dir,
+	var th *toolHost
+	ro := repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: dir,
 		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
-		Indexes: indexCache(dir, o.Warn)})
+		Indexes: indexCache(dir, o.Warn)}
+	if set.api != nil {
+		th = newToolHost(set, ctxFiles, o.Roots, ws.Dir, dir)
+		ro.API, ro.Host = set.api, th
+	}
+	s, err := repl.Open(ctx, ro)
 	if err != nil {
+		th.Close()
 		ws.Finish()
 		return nil, err
 	}
-	return &Session{session{s: s, ws: ws}}, nil
+	return &Session{session{s: s, ws: ws, tools: th}}, nil
 }
 
 // newWorkspace creates the default workspace under RLM_HOME dir, creating dir first.
@@ -91,6 +103,7 @@ func (s *session) close() error {
 	}
 	s.closed = true
 	err := s.s.Close()
+	s.tools.Close()
 	if s.ws.Created {
 		s.ws.Dir = s.ws.Finish() // "" when it was empty and is gone
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/rlm-sandbox/rlm/validator"
 )
 
-// SystemPrompt is the root model's system prompt for cfg. It is generated from engine.API, the
-// registry from which the engines build the functions they enforce, and from the run's
+// SystemPrompt is the root model's system prompt for cfg. It is generated from the session's
+// registry (cfg.Session.API: engine.API and the session's own tools), from which the engines
+// build the functions they enforce and the parent dispatches its calls, and from the run's
 // effective limits (apiLimits, limitLines), so what the model is told and what the sandbox does
 // cannot drift apart. Every limit that can stop a block or the run is named, with its value.
 func SystemPrompt(cfg Config) string {
@@ -29,7 +30,7 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 `, langName(lang), fenceTag(lang), map[string]string{"go": "variables, functions, types, imports", "js": "variables, functions, classes"}[lang],
 		num(cfg.FeedbackChars), num(limits.MinBlockChars), num(outputCap(cfg)))
 	fmt.Fprintf(&b, "The API (%s):\n", langName(lang))
-	for _, l := range APILines(lang, lim) {
+	for _, l := range RegistryLines(cfg.Session.API, lang, lim) {
 		b.WriteString("- " + l + "\n")
 	}
 	b.WriteString("\n" + subModelsLine(cfg) + "\n")
@@ -181,9 +182,14 @@ func outputCap(cfg Config) int { return cfg.Session.Limits.OutputChars }
 // APILines are the model API's functions as the system prompt lists them, in lang ("go" or
 // "js") with the caps of lim: "peek(ctx Context, offset int, length int) string — text of …".
 // The REPL's :help shows the same lines.
-func APILines(lang string, lim engine.Limits) []string {
-	out := make([]string, len(engine.API))
-	for i, f := range engine.API {
+func APILines(lang string, lim engine.Limits) []string { return RegistryLines(nil, lang, lim) }
+
+// RegistryLines are APILines for a session's registry: engine.API and the session's own tools,
+// each tool's line from the same entry the engines declare and the parent serves.
+func RegistryLines(reg engine.Registry, lang string, lim engine.Limits) []string {
+	fs := reg.Funcs()
+	out := make([]string, len(fs))
+	for i, f := range fs {
 		out[i] = f.Signature(lang) + " — " + f.Describe(lim)
 	}
 	return out

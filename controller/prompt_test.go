@@ -211,3 +211,29 @@ func TestFirstMessageNamesCRLF(t *testing.T) {
 		t.Errorf("first message:\n%s\nwant the CRLF note once, on win.csv", msg)
 	}
 }
+
+// TestPromptListsTheSessionTools: a session's own tools are listed in the API section from the
+// registry entries the engines declare and the parent serves, with their types in each
+// language, after engine.API's functions; without tools the prompt is engine.API's alone.
+func TestPromptListsTheSessionTools(t *testing.T) {
+	reg, err := engine.WithTools([]engine.Func{{Name: "order_total", Params: []engine.Param{{Name: "id", GoType: "string"}, {Name: "times", GoType: "int"}},
+		Result: "any", Doc: "the total of an order; at most 50 calls per run", Place: engine.InParent, Budget: engine.ToolBudget, Replay: engine.Journaled}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{
+		"go": "- order_total(id string, times int) any — the total of an order; at most 50 calls per run\n",
+		"js": "- order_total(id, times) — the total of an order; at most 50 calls per run\n",
+	} {
+		p := SystemPrompt(Config{Session: repl.Options{Lang: lang, API: reg}})
+		if !strings.Contains(p, want) {
+			t.Errorf("%s: the prompt does not list %q", lang, want)
+		}
+		if i, j := strings.Index(p, "- print("), strings.Index(p, "- order_total("); i < 0 || j < i {
+			t.Errorf("%s: the tool is not listed after the API", lang)
+		}
+		if strings.Contains(SystemPrompt(Config{Session: repl.Options{Lang: lang}}), "order_total") {
+			t.Errorf("%s: a session without tools lists one", lang)
+		}
+	}
+}

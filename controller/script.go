@@ -29,7 +29,7 @@ func RunScript(ctx context.Context, cfg Config, name, src string) ScriptOutcome 
 	opts := cfg.Session
 	opts.Host = subs
 	if cfg.Model == nil && cfg.SubQuery == nil {
-		opts.Host = noModel{}
+		opts.Host = noModel{subs}
 	}
 	sess, err := repl.Open(ctx, opts)
 	if err != nil {
@@ -56,9 +56,13 @@ func RunScript(ctx context.Context, cfg Config, name, src string) ScriptOutcome 
 	return out
 }
 
-// noModel is the host of a script run without a model: it refuses sub-calls, saying what to set.
-type noModel struct{}
+// noModel is the host of a script run without a model: it refuses sub-calls, saying what to set,
+// and serves the session's own tools as the run's host does.
+type noModel struct{ subs *subHost }
 
-func (noModel) Call(_ context.Context, name string, _ []any) (any, error) {
+func (m noModel) Call(ctx context.Context, name string, args []any) (any, error) {
+	if m.subs.isTool(name) {
+		return m.subs.Call(ctx, name, args)
+	}
 	return nil, fault.New(fault.Denied, "%s needs a model, and this run has none: set RLM_MODEL (and RLM_BASE_URL, RLM_API_KEY), or pass --model, or --replay FILE for a scripted one", name)
 }

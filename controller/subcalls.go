@@ -19,8 +19,9 @@ import (
 // and llm_query_batched) to the session's worker, under the run's caps. It is the session's
 // engine.Host: the worker's context and file tools never reach it.
 type subHost struct {
-	cfg  Config
-	step *int
+	cfg   Config
+	step  *int
+	tools engine.Host // serves the session's own tools (cfg.Session.Host); nil: the session has none
 
 	mu      sync.Mutex
 	calls   int   // sub-calls started, batched slots included
@@ -30,7 +31,7 @@ type subHost struct {
 }
 
 func newSubHost(cfg Config, step *int) *subHost {
-	return &subHost{cfg: cfg, step: step}
+	return &subHost{cfg: cfg, step: step, tools: cfg.Session.Host}
 }
 
 // Call implements engine.Host. A name the registry does not place in the parent is refused.
@@ -43,7 +44,17 @@ func (h *subHost) Call(ctx context.Context, name string, args []any) (any, error
 			return h.llmQueryBatched(ctx, args)
 		}
 	}
+	if h.isTool(name) {
+		return h.tools.Call(ctx, name, args)
+	}
 	return nil, fault.New(fault.Denied, "%s is not a host function of this run", name)
+}
+
+// isTool reports whether name is one of the session's own tools (engine.ToolBudget), which the
+// session's Host serves (cfg.Session.Host, kept as tools).
+func (h *subHost) isTool(name string) bool {
+	f, ok := h.cfg.Session.API.Lookup(name)
+	return ok && f.Budget == engine.ToolBudget && h.tools != nil
 }
 
 // llmQuery is one sub-call, counted against the run's sub-call cap.

@@ -23,6 +23,7 @@ const (
 	NoBudget       Budget = iota // not counted
 	FileCallBudget               // the session's file calls (Limits.FileCalls), charged in the worker, a refused call too
 	SubCallBudget                // the run's sub-calls (Limits.SubCalls, batched slots included), charged by the parent's host
+	ToolBudget                   // a session's own tool's calls per run (its MaxCalls), charged by the parent's host
 )
 
 // Replay is how a replay serves a call again: when a worker dies, the session replays its
@@ -42,7 +43,7 @@ const (
 
 var (
 	placeNames  = [...]string{BadPlace: "bad place", InEngine: "engine", InWorker: "worker", InParent: "parent"}
-	budgetNames = [...]string{NoBudget: "no budget", FileCallBudget: "file calls", SubCallBudget: "sub-calls"}
+	budgetNames = [...]string{NoBudget: "no budget", FileCallBudget: "file calls", SubCallBudget: "sub-calls", ToolBudget: "tool calls"}
 	replayNames = [...]string{BadReplay: "bad replay", Rerun: "rerun", Journaled: "journaled"}
 )
 

@@ -172,6 +172,17 @@ const (
 	EvalTimeout = 30 * time.Minute    // wall clock of one `rlm eval` task
 )
 
+// Users' own tools (rlm.Tool): each tool's caps when its declaration leaves them at zero, and
+// the bounds of a declaration (engine.WithTools).
+const (
+	ToolTimeout     = 30 * time.Second // one call of a tool: its context ends then
+	ToolOutputChars = 50_000           // characters of one call's result (a longer string is cut, other data refused)
+	ToolCalls       = 50               // calls of one tool per run (per session for rlm.Session)
+	ToolNameChars   = 64               // a tool's or parameter's name
+	ToolDocChars    = 300              // a tool's one-line description, in bytes
+	ToolParams      = 8                // parameters of one tool
+)
+
 // Or is v, or d when v is zero or less: a limit left at zero means its default, never
 // "unlimited", and a negative one is not a limit either. Every package fills its defaults in
 // through it, so the rule is written once.

@@ -104,7 +104,7 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 		}
 	}()
 	so := rlm.SessionOptions{Lang: in.Lang, Files: files, Roots: roots, Home: s.opts.Home,
-		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded}
+		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded, Tools: s.opts.Tools}
 	sess, err := await(s, ctx, func() (*rlm.Session, error) { return openSession(ctx, so) }, func(sess *rlm.Session, err error) {
 		if err == nil {
 			_ = sess.Close()
@@ -124,7 +124,7 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 		return nil, out, err
 	}
 	out = openOutput{Session: e.id, Lang: e.lang, Files: files, Workspace: sess.Workspace(), Isolation: sess.Isolation().Verdict,
-		CellTimeoutSeconds: cellTimeout.Seconds(), IdleTimeoutSeconds: s.opts.IdleTimeout.Seconds(), API: apiLines(e.lang, s.opts.Limits), Notes: controller.LangNotes(e.lang)}
+		CellTimeoutSeconds: cellTimeout.Seconds(), IdleTimeoutSeconds: s.opts.IdleTimeout.Seconds(), API: apiLines(e.lang, s.opts.Limits, s.opts.Tools), Notes: controller.LangNotes(e.lang)}
 	if out.Files == nil {
 		out.Files = []string{}
 	}
@@ -154,12 +154,13 @@ func (s *Server) cellTimeout() time.Duration {
 
 // apiLines are the functions a session's code may call, as the system prompt of a run lists
 // them (from engine.API, the registry that enforces them, one line per function in its order),
-// with this server's caps. The functions the parent serves (engine.InParent, the sub-calls) are
-// left out: a session has no model (rlm_ask runs have one).
-func apiLines(lang string, l rlm.Limits) []string {
+// with this server's caps, and the user's tools after them. The sub-calls (engine.InParent,
+// counted as sub-calls) are left out: a session has no model (rlm_ask runs have one).
+func apiLines(lang string, l rlm.Limits, tools []rlm.Tool) []string {
+	lines, _ := rlm.APILines(lang, l, tools) // checked by New
 	var out []string
-	for i, line := range controller.APILines(lang, l) {
-		if engine.API[i].Place != engine.InParent {
+	for i, line := range lines {
+		if i >= len(engine.API) || engine.API[i].Budget != engine.SubCallBudget {
 			out = append(out, line)
 		}
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	Limits        rlm.Limits    // the caps of sessions and runs
 	AllowDegraded bool          // run model code even below the minimum confinement
 	NoLog         bool          // no daily log for runs (the audit trail and traces are written)
+	// Tools are the user's own tools (rlm.Tool), offered to the code of every session and run;
+	// each run and each session has its own MaxCalls.
+	Tools []rlm.Tool
 
 	// Name and Version are the server's implementation, as the client sees it.
 	Name, Version string
@@ -97,6 +100,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Transport == "" {
 		opts.Transport = "stdio"
+	}
+	if _, err := rlm.APILines("go", opts.Limits, opts.Tools); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
 	}
 	s := &Server{opts: opts, sessions: map[string]*entry{}, runs: map[string]run{},
 		watched: map[*mcp.ServerSession]bool{}, inflight: map[*mcp.ServerSession]map[*call]bool{},

@@ -160,6 +160,7 @@ func (w *workerProc) handshake(ctx context.Context, o Options, in *inherited, pa
 		Version: wire.Version, Lang: o.Lang, Validate: !o.NoValidate, Contexts: o.Contexts, ContextFDs: in.ctxFDs, IndexFDs: in.idxFDs,
 		Roots: in.roots, Workspace: in.ws, Hidden: in.hidden, Limits: o.Limits, SoftTimeout: o.CellTimeout.Milliseconds(),
 		Quota: wire.Quota(o.Quota), JournalBytes: o.JournalBytes, MemoryBytes: o.WorkerMemory, ValidateOnly: o.validateOnly,
+		Tools: o.API.Tools(),
 	}
 	unusable := func(err error) error {
 		if sibling {

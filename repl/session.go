@@ -35,7 +35,10 @@ type Options struct {
 
 	AllowDegraded bool        // run even below the minimum confinement (the worker refuses otherwise)
 	Unconfined    bool        // start the worker without the sandbox layers (tests of the upper layers only)
-	Host          engine.Host // serves the worker's host calls (llm_query); nil refuses them
+	Host          engine.Host // serves the worker's host calls (llm_query, the session's tools); nil refuses them
+	// API is the session's model API (engine.WithTools): engine.API and the session's own
+	// tools, which the worker's engines declare and Host serves. nil is engine.API.
+	API engine.Registry
 
 	MaxRestarts   int           // deaths within RestartWindow before the session is degraded (default 5)
 	RestartWindow time.Duration // default 30 min

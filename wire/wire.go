@@ -75,6 +75,9 @@ type Init struct {
 	JournalBytes int64          `json:"journal_bytes"`
 	MemoryBytes  int64          `json:"memory_bytes,omitempty"`  // Options.WorkerMemory (0: the default)
 	ValidateOnly bool           `json:"validate_only,omitempty"` // no engine: the worker only validates
+	// Tools are the session's own tools (engine.WithTools), which the worker's engines declare
+	// and pass to the parent, which alone serves them.
+	Tools []engine.Func `json:"tools,omitempty"`
 }
 
 // Quota bounds what write_file may leave in the workspace; zero fields mean the defaults.

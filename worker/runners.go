@@ -24,7 +24,7 @@ func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 	lim := cfg.Limits
 	switch cfg.Lang {
 	case "go":
-		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs)}, host)
+		e, err := golang.New(golang.Config{OutputCap: lim.OutputChars, Contexts: len(cfg.ContextFDs), API: cfg.API}, host)
 		if err != nil {
 			return nil, err
 		}
@@ -35,7 +35,7 @@ func NewRunner(cfg Config, host engine.Host) (Runner, error) {
 		}
 		return finalCap{r, lim}, nil
 	case "js":
-		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: limits.JSHeap(cfg.Memory)}, host)
+		e, err := js.New(js.Config{Limits: lim, Contexts: len(cfg.ContextFDs), HeapLimit: limits.JSHeap(cfg.Memory), API: cfg.API}, host)
 		if err != nil {
 			return nil, err
 		}

@@ -48,6 +48,10 @@ type Config struct {
 
 	Hidden []tools.Hidden // directories the file tools never reach (RLM_HOME)
 
+	// API is the session's model API: engine.API and the session's tools (Init.Tools), which the
+	// engines declare and the worker passes to the parent.
+	API engine.Registry
+
 	// ValidateOnly marks a worker started by repl.Validate: Setup builds no engine, and the
 	// worker serves validate requests only.
 	ValidateOnly bool
@@ -74,6 +78,10 @@ func ServeWith(r io.Reader, w io.Writer, setup Setup) error {
 		return err
 	}
 	cfg := configOf(first.Init)
+	if cfg.API, err = engine.WithTools(first.Init.Tools); err != nil {
+		_ = c.Send(refused(err))
+		return err
+	}
 	local, err := openLocalTools(cfg)
 	if err != nil {
 		_ = c.Send(refused(err))

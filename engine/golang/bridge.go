@@ -86,7 +86,7 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 // in the engine) or asks the host. The
 // result is converted to the prelude's type; every value is a fresh copy.
 func (e *Engine) call(name string, args ...any) any {
-	f, ok := engine.Lookup(name)
+	f, ok := e.api.Lookup(name)
 	if !ok {
 		hostFail(fault.Code, "unknown function %q", name)
 	}
@@ -271,6 +271,14 @@ func fromPlain(goType string, v any) (any, error) {
 		return nil, nil
 	case "int":
 		return plainInt(v)
+	case "float64":
+		return plainFloat(v)
+	case "bool":
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case "any": // a tool's plain data, its numbers float64 as encoding/json decodes them
+		return plainAny(v, 0)
 	case "string":
 		if s, ok := v.(string); ok {
 			return s, nil
@@ -290,6 +298,55 @@ func fromPlain(goType string, v any) (any, error) {
 		return plainFileInfo(v)
 	}
 	return nil, fmt.Errorf("not a %s", goType)
+}
+
+// plainAny copies a tool's "any" result: nil, bool, string, float64 (every number), []any and
+// map[string]any.
+func plainAny(v any, depth int) (any, error) {
+	if depth > maxPlainDepth {
+		return nil, errors.New("value nested too deeply")
+	}
+	switch x := v.(type) {
+	case nil, bool, string, float64:
+		return x, nil
+	case int, int64, json.Number:
+		return plainFloat(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			p, err := plainAny(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = p
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			p, err := plainAny(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = p
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%T is not plain data", v)
+}
+
+func plainFloat(v any) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case json.Number:
+		return x.Float64()
+	}
+	return 0, fmt.Errorf("%T is not a number", v)
 }
 
 func plainInt(v any) (int, error) {

@@ -36,6 +36,9 @@ type Config struct {
 	OutputCap int    // characters of output kept per cell; 0 means limits.OutputChars
 	Context   string // name of the document bound to `context`; "" means "ctx0"
 	Contexts  int    // number of context documents: ctx0 … ctx{Contexts-1} are declared too
+	// API is the session's model API (engine.WithTools: engine.API and the session's tools);
+	// nil is engine.API.
+	API engine.Registry
 }
 
 // Engine runs Go cells with yaegi. State (variables, functions, types, imports) persists from
@@ -44,9 +47,10 @@ type Engine struct {
 	mu      sync.Mutex
 	it      *interp.Interpreter
 	host    engine.Host
-	out     *capture   // stdout of the current cell
-	stderr  *capture   // yaegi's panic trace of the current cell (not shown; read for positions)
-	smu     sync.Mutex // guards state
+	api     engine.Registry // the session's model API (Config.API)
+	out     *capture        // stdout of the current cell
+	stderr  *capture        // yaegi's panic trace of the current cell (not shown; read for positions)
+	smu     sync.Mutex      // guards state
 	state   cellState
 	sess    *desugar.Session
 	imports map[string]bool // imports already compiled, by file (see importKey)
@@ -81,7 +85,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	}
 	clearYaegiEnv()
 	prefault.Heap(2 << 20) // an interpreter with the prelude compiled is about 1 MB of allocation
-	e := &Engine{host: host, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: desugar.NewSession(), imports: map[string]bool{},
+	e := &Engine{host: host, api: cfg.API, out: newCapture(cfg.OutputCap), stderr: newCapture(4096), sess: desugar.NewSession(), imports: map[string]bool{},
 		loaded: map[string]bool{}}
 	e.it = interp.New(interp.Options{
 		Stdin:                strings.NewReader(""),
@@ -96,7 +100,7 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.it.Use(interp.Exports{bridgePath + "/" + bridgePath: e.bridgeSymbols()}); err != nil {
 		return nil, fmt.Errorf("golang.New: %w", err)
 	}
-	src := prelude(cfg.Context, cfg.Contexts)
+	src := prelude(cfg.API, cfg.Context, cfg.Contexts)
 	if err := e.load(preludeFile, src); err != nil {
 		return nil, fmt.Errorf("golang.New: prelude: %w", err)
 	}

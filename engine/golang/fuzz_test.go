@@ -52,7 +52,7 @@ func frontEnd(t *testing.T, src string) string {
 	if res.Go == nil || len(res.Findings) > 0 {
 		return "rejected"
 	}
-	prelude := prelude("ctx0", 2)
+	prelude := prelude(nil, "ctx0", 2)
 	tc, err := typecheck.NewSession(library(), allowedImports(), prelude, bridgePath).Check(res.Go)
 	var l typecheck.List
 	switch {

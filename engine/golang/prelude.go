@@ -12,9 +12,9 @@ import (
 const preludeFile = "rlm_prelude.go"
 
 // prelude returns the trusted Go prelude: the model API as top-level functions, generated from
-// engine.API, its types, the global context and one variable per context document (ctx0, ctx1,
+// the session's registry (engine.API and its tools), its types, the global context and one variable per context document (ctx0, ctx1,
 // …; n of them), and the helpers the desugaring pass calls.
-func prelude(contextName string, n int) string {
+func prelude(api engine.Registry, contextName string, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package main\n\nimport %q\n\n", bridgePath)
 	for _, t := range []string{"Context", "Match", "Slice", "FileInfo", "Opts"} {
@@ -25,7 +25,7 @@ func prelude(contextName string, n int) string {
 		fmt.Fprintf(&b, "var ctx%d = Context{Name: \"ctx%d\"}\n", i, i)
 	}
 	b.WriteString("\n")
-	for _, f := range engine.API {
+	for _, f := range api.Funcs() {
 		b.WriteString(preludeFunc(f))
 	}
 	b.WriteString(preludeHelpers)
@@ -50,7 +50,11 @@ func preludeFunc(f engine.Func) string {
 	}
 	call += ")"
 	body := call
-	if f.Result != "" {
+	switch f.Result {
+	case "":
+	case "any": // a tool's plain data: the bridge's result as it is
+		body = "return " + call
+	default:
 		body = fmt.Sprintf("return %s.(%s)", call, f.Result)
 	}
 	return fmt.Sprintf("// %s: %s\nfunc %s(%s) %s {\n\t%s\n}\n\n", f.Name, f.Describe(engine.Limits{}), f.Name, strings.Join(params, ", "), f.Result, body)

@@ -191,7 +191,7 @@ func (e *Engine) checkNames(unit *source.JSUnit, names map[string]file.Idx) erro
 	sort.Strings(clash)
 	name := clash[0]
 	what := "a built-in global"
-	if _, ok := apiNames[name]; ok || name == "context" || name == "console" {
+	if _, ok := e.cfg.API.Lookup(name); ok || name == "context" || name == "console" {
 		what = "part of the sandbox API"
 	}
 	msg := fmt.Sprintf("SyntaxError: cannot declare %q at the top level: it is %s and read-only; choose another name (names: %s)",

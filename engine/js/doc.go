@@ -46,7 +46,8 @@
 //
 // # Host boundary
 //
-// The globals are generated from engine.API. Host functions are Go closures: each argument is
+// The globals are generated from the session's registry (Config.API: engine.API and the
+// session's own tools, rlm.Tool). Host functions are Go closures: each argument is
 // converted to Go exactly once before anything checks it (a toString that changes its answer
 // gets one call), strictly by the parameter's type (a context handle by identity, or a context's
 // name as a string, "ctx1"; integers

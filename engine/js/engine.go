@@ -32,6 +32,9 @@ type Config struct {
 	MaxCallStack  int           // maximum JS call depth (default limits.JSCallStack)
 	HeapLimit     uint64        // live Go heap in bytes above which a cell is stopped, process-wide (default limits.JSHeap(0))
 	RegexpTimeout time.Duration // backtracking regexp match timeout; process-wide, first New wins (default limits.JSRegexpTimeout)
+	// API is the session's model API (engine.WithTools: engine.API and the session's tools);
+	// nil is engine.API.
+	API engine.Registry
 }
 
 func (c Config) withDefaults() Config {
@@ -84,7 +87,7 @@ type cellState struct {
 	rejected []*goja.Promise
 }
 
-// New builds a runtime, installs the model API from engine.API and runs the hardening prelude.
+// New builds a runtime, installs the model API from Config.API (engine.API and the session's tools) and runs the hardening prelude.
 func New(cfg Config, host engine.Host) (*Engine, error) {
 	if host == nil {
 		return nil, errors.New("js: New needs a Host")

@@ -22,23 +22,15 @@ const (
 	printBudget  = 4 << 20 // bytes one print argument may render to
 )
 
-// apiNames are the model-facing names generated from engine.API.
-var apiNames = func() map[string]engine.Func {
-	m := map[string]engine.Func{}
-	for _, f := range engine.API {
-		m[f.Name] = f
-	}
-	return m
-}()
-
-// installAPI defines the model API on the global object: one Go closure per engine.API entry,
+// installAPI defines the model API on the global object: one Go closure per entry of the
+// session's registry (Config.API: engine.API and the session's tools),
 // console.log and friends as print, and the `context` handle. The prelude then freezes them
 // and makes the bindings read-only.
 func (e *Engine) installAPI() error {
 	g := e.vm.GlobalObject()
 	var print goja.Value
 	e.apiFuncs = map[string]*goja.Object{}
-	for _, f := range engine.API {
+	for _, f := range e.cfg.API.Funcs() {
 		fn := e.hostFunc(f)
 		if f.Place == engine.InEngine {
 			if fn = e.builtin(f.Name); fn == nil {
@@ -211,6 +203,17 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 			bad("an integer")
 		}
 		return int64(x)
+	case "float64":
+		if !goja.IsNumber(v) {
+			bad("a number")
+		}
+		return v.ToFloat()
+	case "bool":
+		b, ok := v.Export().(bool)
+		if !ok {
+			bad("a boolean")
+		}
+		return b
 	case "string":
 		s, ok := e.stringArg(v, p.Name == "regex")
 		if !ok {
