@@ -41,10 +41,12 @@ func TestFaultsWithRealEngines(t *testing.T) {
 			}
 			t.Logf("%s %s: %v (rebuilt: %v)", lang, f.name, firstLineOf(r.Err), r.Rebuilt)
 		}
-		// kill -9 in the middle of a cell.
+		// kill -9 in the middle of a cell (the worker's pid read here, before the cell: the
+		// session may replace its worker while the cell runs).
+		pid := s.w.cmd.Process.Pid
 		go func() {
 			time.Sleep(200 * time.Millisecond)
-			syscall.Kill(s.w.cmd.Process.Pid, syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL)
 		}()
 		r := run(t, s, faults[lang][2].code)
 		if !r.Rebuilt || r.Lost != nil {

@@ -136,7 +136,7 @@ func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	stdout, truncated := st.out.result()
 	return engine.Result{
 		Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr,
-		Rebuild: errors.Is(runErr, fault.Limit) && liveHeapOver(e.cfg.HeapLimit),
+		Rebuild: errors.Is(runErr, fault.Limit) && liveHeapOver(e.cfg.HeapLimit/4*3),
 	}
 }
 

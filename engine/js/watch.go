@@ -92,7 +92,9 @@ func (h *heapProbe) over() bool {
 }
 
 // liveHeapOver collects garbage and reports whether what the cell left reachable (top-level
-// variables of a failed cell, say) still exceeds the limit, so every later cell would fail too.
+// variables of a failed cell, say) still exceeds limit. After a cell stopped by the heap limit,
+// the engine asks for this with three quarters of the limit: a session whose live heap sits just
+// under the limit (a top-level array the cell filled) would stop almost any later cell too.
 func liveHeapOver(limit uint64) bool {
 	runtime.GC()
 	var h heapProbe
