@@ -2,6 +2,7 @@ package js
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -51,6 +52,9 @@ func forOfCopy(p *ast.Program) (out *ast.Program) {
 			out = p
 		}
 	}()
+	if !holdsForOf(reflect.ValueOf(p.Body)) {
+		return p // nothing to rewrite: no copy
+	}
 	c := deepCopy(p).(*ast.Program)
 	rewriteForOf(c.Body)
 	return c

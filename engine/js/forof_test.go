@@ -35,6 +35,8 @@ func TestForOfAsNode(t *testing.T) {
 		{`const nested = [[1, 2], [3]]; let sum = 0; for (const row of nested) for (const v of row) sum += v; print(sum)`, "6\n"},
 		{`class A extends Array {} const a3 = A.from([7, 8]); let q = 0; for (const v of a3) q += v; print(q)`, "15\n"},
 		{`const o = {}; for (o.k of [1, 2]) {} print(o.k)`, "2\n"},
+		// The plain-array check reads no getter: the iterator getter runs once, as in node.
+		{`let calls = 0; const a = [1, 2]; Object.defineProperty(a, Symbol.iterator, { get() { calls++; return Array.prototype[Symbol.iterator] } }); let s = 0; for (const v of a) s += v; print(calls, s)`, "1 3\n"},
 	}
 	for _, c := range cases {
 		e, _ := newEngine(t, Config{})
