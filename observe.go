@@ -29,10 +29,15 @@ type reporter struct {
 	task  string
 	done  int          // root iterations finished
 	usage func() Usage // spent so far; nil before the records exist
+
+	busy             busy          // what the run waits on now (progress.go)
+	status           io.Writer     // a terminal for one status line redrawn in place; nil: lines
+	every, drawEvery time.Duration // how often a progress line, or the status line, is written
 }
 
 func newReporter(s settings) *reporter {
-	p := &reporter{w: s.Progress, name: s.Name, notices: !s.Quiet, verbose: s.Verbose, onEvent: s.OnEvent}
+	p := &reporter{w: s.Progress, name: s.Name, notices: !s.Quiet, verbose: s.Verbose, onEvent: s.OnEvent,
+		status: s.Status, every: progressEvery, drawEvery: drawEvery}
 	p.milestone = !s.Quiet
 	if s.Question == "" { // a script's milestones only when asked for
 		p.milestone = s.Verbose
@@ -53,6 +58,7 @@ func (p *reporter) write(msg string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.clearStatus()
 	fmt.Fprintf(p.w, "[agent:%s] %s\n", p.name, msg)
 }
 
@@ -114,6 +120,8 @@ func (o *recorder) Progress(msg string) {
 	o.prog.say(EventMilestone, "%s", msg)
 	o.rec.Log.Info(msg, "task", o.rec.Task)
 }
+
+func (o *recorder) Busy(what string) { o.prog.Busy(what) }
 
 func (o *recorder) ModelCall(mc controller.ModelCall) {
 	if mc.Err != nil {

@@ -89,9 +89,15 @@ type Options struct {
 	// writes its milestones unless Quiet; a script run only when Verbose. Notices (a retry,
 	// a quota pause) are written unless Quiet; Verbose adds each cell's code and output.
 	Progress io.Writer
-	Quiet    bool
-	Verbose  bool
-	NoLog    bool // write no daily log (the audit trail and the trace are still written)
+	// Status, when set, is a terminal for one status line, redrawn in place every second while a
+	// cell or a model call runs: what runs, for how long, what the run has used. rlm writes it
+	// its own text (control characters escaped) and the control sequences that redraw it. Without
+	// it, a Progress line says the same every 5 seconds once the work has run that long. Quiet
+	// turns both off.
+	Status  io.Writer
+	Quiet   bool
+	Verbose bool
+	NoLog   bool // write no daily log (the audit trail and the trace are still written)
 	// OnEvent, when set, gets the run's events as they happen (see Event). Calls are never
 	// concurrent; a slow callback slows the run.
 	OnEvent func(Event)

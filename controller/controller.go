@@ -75,6 +75,9 @@ type Observer interface {
 	Cell(c Cell)            // one executed code block
 	SubCall(sc SubCall)     // one sub-call
 	Iteration(it Iteration)
+	// Busy says what the run waits on from now on ("iteration 2: running cell 1 of 3"), and ""
+	// once it waits on nothing, so that long work can show progress while it runs.
+	Busy(what string)
 }
 
 // ModelCall is one root model call.
@@ -140,3 +143,4 @@ func (nopObserver) ModelCall(ModelCall) {}
 func (nopObserver) Cell(Cell)           {}
 func (nopObserver) SubCall(SubCall)     {}
 func (nopObserver) Iteration(Iteration) {}
+func (nopObserver) Busy(string)         {}

@@ -112,12 +112,20 @@ FINAL(parts[len(parts)-1])`),
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
 			m := &scripted{replies: tt.replies}
-			out := Run(context.Background(), cfgFor(t, tt.lang, m))
+			obs := &recording{}
+			cfg := cfgFor(t, tt.lang, m)
+			cfg.Observer = obs
+			out := Run(context.Background(), cfg)
 			if out.Err != nil {
 				t.Fatalf("Run: %v\nmessages: %q", out.Err, m.seen[1])
 			}
 			if out.Answer != "4417" || out.Iterations != 2 || out.Mode != Loop {
 				t.Errorf("got answer %q after %d iterations (mode %d); want 4417 after 2 in the loop", out.Answer, out.Iterations, out.Mode)
+			}
+			// Progress lines during long work read what the run waits on, and that it ended.
+			wantBusy := "iteration 1: waiting for the root model||iteration 1: running cell 1 of 1||iteration 2: waiting for the root model||iteration 2: running cell 1 of 1|"
+			if got := strings.Join(obs.busy, "|"); got != wantBusy {
+				t.Errorf("Busy calls = %q; want %q", got, wantBusy)
 			}
 			fb := m.seen[1][len(m.seen[1])-1].Content
 			if !strings.Contains(fb, "1 magic number is 4417") || !strings.Contains(fb, "Variables: ") {

@@ -95,6 +95,9 @@ func TestRunScript(t *testing.T) {
 	if len(obs.cells) != 1 || len(obs.subs) != 1 || len(obs.its) != 1 || obs.its[0].Final == nil {
 		t.Errorf("observer saw %d cells, %d sub-calls, %d iterations; want 1 each, with the answer", len(obs.cells), len(obs.subs), len(obs.its))
 	}
+	if got := strings.Join(obs.busy, "|"); got != "running tally.js|" {
+		t.Errorf("Busy calls = %q; want the script while it runs, then nothing", got)
+	}
 
 	// The run's caps hold: a fourth sub-call past --max-subcalls 3 fails the run, even if caught.
 	so = RunScript(context.Background(), Config{Model: m, Session: sess, MaxSubCalls: 3}, "many.js",
@@ -124,11 +127,13 @@ type recording struct {
 	cells []Cell
 	subs  []SubCall
 	its   []Iteration
+	busy  []string
 }
 
 func (r *recording) Cell(c Cell)            { r.cells = append(r.cells, c) }
 func (r *recording) SubCall(sc SubCall)     { r.subs = append(r.subs, sc) }
 func (r *recording) Iteration(it Iteration) { r.its = append(r.its, it) }
+func (r *recording) Busy(what string)       { r.busy = append(r.busy, what) }
 
 // TestFeedbackVariablesHaveTypes: the variables line gives each variable's type, and its
 // length when it has one, as the session language writes them.

@@ -116,7 +116,9 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 	start := time.Now()
 	r.compact()
 	prompt := append([]llm.Message(nil), r.msgs...)
+	r.cfg.Observer.Busy(fmt.Sprintf("iteration %d: waiting for the root model", r.step))
 	resp, err := r.cfg.Model.Complete(ctx, llm.Request{Messages: prompt, Agent: "root"})
+	r.cfg.Observer.Busy("")
 	r.cfg.Observer.ModelCall(ModelCall{Step: r.step, Messages: prompt, Response: resp, Err: err})
 	if err != nil {
 		if c := ctxErr(ctx, r.cfg.Timeout); c != nil {
@@ -163,7 +165,9 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 	for i, code := range blocks {
 		start := time.Now()
 		before := r.sess.Vars()
+		r.cfg.Observer.Busy(fmt.Sprintf("iteration %d: running cell %d of %d", r.step, i+1, len(blocks)))
 		res := r.sess.Exec(ctx, code)
+		r.cfg.Observer.Busy("")
 		r.noteVars(before, res, code)
 		c := Cell{Step: r.step, Index: i, Code: code, Result: res, SubCalls: r.subs.takeStep(), Took: time.Since(start)}
 		it.Cells = append(it.Cells, c)
@@ -288,7 +292,9 @@ func runDirect(ctx context.Context, cfg Config, meta contextMeta) Outcome {
 		{Role: "system", Content: directSystem},
 		{Role: "user", Content: directUser(text, cfg.Question)},
 	}
+	cfg.Observer.Busy("waiting for the model's answer")
 	resp, err := cfg.Model.Complete(ctx, llm.Request{Messages: msgs, Agent: "root"})
+	cfg.Observer.Busy("")
 	cfg.Observer.ModelCall(ModelCall{Step: 1, Messages: msgs, Response: resp, Err: err})
 	if err != nil {
 		if c := ctxErr(ctx, cfg.Timeout); c != nil {

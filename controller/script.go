@@ -39,7 +39,9 @@ func RunScript(ctx context.Context, cfg Config, name, src string) ScriptOutcome 
 	out := ScriptOutcome{Isolation: sess.Isolation()}
 	start := time.Now()
 	subs.startStep()
+	cfg.Observer.Busy("running " + name)
 	res := sess.ExecFile(ctx, name, src)
+	cfg.Observer.Busy("")
 	if err := subs.capErr(); err != nil {
 		res.Err = err // the cap hit is the cause, however the code reported it
 	} else if res.Err == nil {

@@ -162,6 +162,9 @@ func (f *runFlags) runOptions(stderr io.Writer, needModel bool) (rlm.Options, er
 		return opts, err
 	}
 	opts.Progress, opts.Quiet, opts.Verbose = stderr, f.ask.quiet, f.ask.verbose
+	if isTerminal(os.Stderr) { // as batch's bar: stderr is os.Stderr, behind termsafe's writer
+		opts.Status = termsafe.Raw(stderr)
+	}
 	if !f.ask.quiet {
 		f.warnDegraded(stderr)
 	}

@@ -122,7 +122,9 @@ RLM_MODEL or --model; keys are read from the environment only) writes code that 
 input in a sandboxed REPL through the model API, calling sub-models with llm_query, until its
 code records the answer with FINAL. Inputs under 50,000 characters go to the model in one call
 instead, unless --rlm or --dense. stdout gets the answer only; progress goes to stderr as
-"[agent:NAME] ..." lines (--quiet: none, --verbose: also each cell). --json prints one object:
+"[agent:NAME] ..." lines (--quiet: none, --verbose: also each cell); while a cell or a model
+call runs longer than 5 s, a line says what runs, for how long and what the run has used so far
+(on a terminal, one status line redrawn every second). --json prints one object:
   {"status": "answered"|"failed", "answer", "error": {"kind", "message"}, "usage",
    "task_id", "trace", "isolation"}
 "usage" is the usage object of rlm batch's result lines and MCP's rlm_ask too (README: "Usage
@@ -140,8 +142,8 @@ SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task 
 
 With --script, the script (Go or JavaScript) runs as one sandboxed cell; its errors name the
 script's file. Its llm_query calls go to the configured model, if any, under the same caps and
-budgets; the run is recorded as a question run is, and progress lines appear with --verbose
-only. stdout gets its printed output, then the FINAL value, if it recorded one. --json prints
+budgets; the run is recorded as a question run is, and milestone lines appear with --verbose
+only (a script that runs longer than 5 s still says so, unless --quiet). stdout gets its printed output, then the FINAL value, if it recorded one. --json prints
 one object instead:
   {"status": "answered"|"completed"|"failed", "answer", "output",
    "error": {"kind", "message"}, "usage", "task_id", "trace", "isolation", "workspace"}

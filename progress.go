@@ -1,0 +1,94 @@
+package rlm
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/termsafe"
+)
+
+// progressEvery is how often a line says what a run is still doing, while a cell or a model call
+// takes longer than that; on a terminal (Options.Status) one status line is redrawn in place
+// every drawEvery instead.
+const (
+	progressEvery = 5 * time.Second
+	drawEvery     = time.Second
+)
+
+// busy is what a run waits on (controller.Observer.Busy), and the timer of its progress lines.
+type busy struct {
+	what  string
+	since time.Time
+	gen   int // which Busy call the timer belongs to
+	timer *time.Timer
+	drawn bool // a status line is on the terminal, to clear before the next line
+}
+
+// Busy starts or ends the progress lines of one piece of work. They are notices: written unless
+// Quiet, for scripts too.
+func (p *reporter) Busy(what string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.busy.timer != nil {
+		p.busy.timer.Stop()
+	}
+	p.clearStatus()
+	p.busy.gen++
+	p.busy.what, p.busy.since, p.busy.timer = what, time.Now(), nil
+	if what == "" || (p.w == nil && p.status == nil) || !p.notices {
+		return
+	}
+	p.schedule(p.busy.gen)
+}
+
+// schedule sets the timer of the next progress line of work gen. p.mu is held.
+func (p *reporter) schedule(gen int) {
+	every := p.every
+	if p.status != nil {
+		every = p.drawEvery
+	}
+	p.busy.timer = time.AfterFunc(every, func() { p.tick(gen) })
+}
+
+// tick writes one progress line (or redraws the status line), unless the work it was set for
+// has ended.
+func (p *reporter) tick(gen int) {
+	var u Usage
+	if p.usage != nil {
+		u = p.usage()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if gen != p.busy.gen || p.busy.what == "" {
+		return
+	}
+	msg := fmt.Sprintf("still running: %s (%s)%s", p.busy.what, time.Since(p.busy.since).Round(time.Second), spentSoFar(u))
+	if p.status != nil {
+		// Only the work's name can hold text rlm did not write (a script's file name).
+		msg = fmt.Sprintf("still running: %s (%s)%s", termsafe.String(p.busy.what), time.Since(p.busy.since).Round(time.Second), spentSoFar(u))
+		fmt.Fprintf(p.status, "\r\x1b[K[agent:%s] %s", termsafe.String(p.name), msg)
+		p.busy.drawn = true
+	} else {
+		fmt.Fprintf(p.w, "[agent:%s] %s\n", p.name, msg)
+	}
+	p.schedule(gen)
+}
+
+// clearStatus erases the status line from the terminal, so that the next line starts clean.
+// p.mu is held.
+func (p *reporter) clearStatus() {
+	if p.busy.drawn {
+		fmt.Fprint(p.status, "\r\x1b[K")
+		p.busy.drawn = false
+	}
+}
+
+// spentSoFar is "; used so far: 3 API calls, 4,100 tokens, cost $0.01", or "" before the first
+// API call.
+func spentSoFar(u Usage) string {
+	if u.Calls == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; used so far: %s API calls, %s tokens, cost %s", limits.Thousands(int64(u.Calls)), limits.Thousands(int64(u.Tokens)), u.Cost)
+}

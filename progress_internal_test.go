@@ -1,0 +1,109 @@
+package rlm
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlm-sandbox/rlm/llm"
+)
+
+// lockedBuffer is a bytes.Buffer the test may read while the reporter's timer writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestProgressWhileBusy holds the progress lines of long work: a line every interval while a
+// piece of work runs, saying what and for how long and what the run has used; none once it
+// ended; none under Quiet; on a terminal one status line redrawn in place and erased before the
+// next line.
+func TestProgressWhileBusy(t *testing.T) {
+	const every = 40 * time.Millisecond
+	used := Usage{Calls: 3, Tokens: 4100, Cost: llm.Cost{USD: 0.01}}
+	for _, tc := range []struct {
+		name      string
+		quiet     bool
+		tty       bool
+		wantLines bool
+	}{
+		{"lines", false, false, true},
+		{"quiet", true, false, false},
+		{"terminal", false, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out lockedBuffer
+			o := Options{Progress: &out, Name: "root", Quiet: tc.quiet}
+			if tc.tty {
+				o.Status = &out
+			}
+			p := newReporter(settings{Options: o})
+			p.every, p.drawEvery = every, every
+			p.usage = func() Usage { return used }
+			p.Busy("iteration 2: running cell 1 of 3")
+			time.Sleep(5*every + every/2)
+			p.Busy("")
+			got := out.String()
+			n := strings.Count(got, "[agent:root] still running: iteration 2: running cell 1 of 3 (")
+			if !tc.wantLines {
+				if got != "" {
+					t.Fatalf("Quiet wrote %q", got)
+				}
+				return
+			}
+			if n < 2 || n > 6 {
+				t.Fatalf("%d progress lines in %s at one per %s:\n%q", n, 5*every+every/2, every, got)
+			}
+			if !strings.Contains(got, "; used so far: 3 API calls, 4,100 tokens, cost $0.01") {
+				t.Errorf("the line does not say what the run used:\n%q", got)
+			}
+			if tc.tty != strings.Contains(got, "\r\x1b[K") || tc.tty == strings.Contains(got, "\n") {
+				t.Errorf("tty=%v: want a status line redrawn in place only on a terminal:\n%q", tc.tty, got)
+			}
+			if tc.tty && !strings.HasSuffix(got, "\r\x1b[K") {
+				t.Errorf("the status line was not erased when the work ended:\n%q", got)
+			}
+			time.Sleep(3 * every)
+			if after := out.String(); after != got {
+				t.Errorf("a line after the work ended: %q", strings.TrimPrefix(after, got))
+			}
+		})
+	}
+}
+
+// TestProgressScriptWithoutModel: a script run's line has no usage part before an API call.
+func TestProgressScriptWithoutModel(t *testing.T) {
+	var out lockedBuffer
+	p := newReporter(settings{Options: Options{Progress: &out, Name: "root"}})
+	p.every = 20 * time.Millisecond
+	p.Busy("running count\x1b[2J.go")
+	time.Sleep(70 * time.Millisecond)
+	p.Busy("")
+	if got := out.String(); !strings.Contains(got, "[agent:root] still running: running count\x1b[2J.go (0s)\n") {
+		t.Errorf("got %q; want the script's line with no usage", got)
+	}
+	// On a terminal, the status line's text is escaped: only rlm's own sequences redraw it.
+	var term lockedBuffer
+	p = newReporter(settings{Options: Options{Status: &term, Name: "root"}})
+	p.drawEvery = 20 * time.Millisecond
+	p.Busy("running count\x1b[2J.go")
+	time.Sleep(70 * time.Millisecond)
+	p.Busy("")
+	if got := term.String(); strings.Contains(got, "\x1b[2J") || !strings.Contains(got, "\r\x1b[K[agent:root] still running: running count") {
+		t.Errorf("status line %q: want it drawn with the name's escape sequence made inert", got)
+	}
+}
