@@ -57,12 +57,12 @@ func ExampleOpenSession() {
 	r := s.Exec(ctx, `const errs = search(context, "ERROR svc=payment"); print(errs.length, "payment errors")`)
 	fmt.Print(r.Output)
 	r = s.Exec(ctx, `FINAL(errs[0].line_text.split(" ")[0])`)
-	fmt.Println(*r.Final, r.Vars)
+	fmt.Println(*r.Final, r.Vars[0].Label())
 	r = s.Exec(ctx, `require("fs").readFileSync("/etc/passwd")`)
 	fmt.Println(r.Error.Kind)
 	// Output:
 	// 13 payment errors
-	// 2026-11-20T08:58:39Z [{errs}]
+	// 2026-11-20T08:58:39Z errs Array(13)
 	// rejected
 }
 
@@ -92,7 +92,8 @@ func ExampleSession_ExecFile() {
 	// 10
 }
 
-// Vars lists the session's variables between cells, as the last cell's ExecResult.Vars did.
+// Vars lists the session's variables between cells, as the last cell's ExecResult.Vars did:
+// each with its type, a short rendering of its value, and its length.
 func ExampleSession_Vars() {
 	home, err := os.MkdirTemp("", "rlm-example-")
 	if err != nil {
@@ -107,12 +108,15 @@ func ExampleSession_Vars() {
 		return
 	}
 	defer s.Close()
-	fmt.Println(s.Vars())
+	fmt.Println(len(s.Vars()))
 	s.Exec(ctx, "words := []string{\"a\", \"b\"}\nn := len(words)")
-	fmt.Println(s.Vars())
+	for _, v := range s.Vars() {
+		fmt.Println(v.Label(), "=", v.Repr)
+	}
 	// Output:
-	// []
-	// [{n} {words}]
+	// 0
+	// n int = 2
+	// words []string(2) = ["a" "b"]
 }
 
 // Limits are the caps the session's code is held to: those set in SessionOptions, and the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlm-sandbox/rlm/controller"
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
@@ -352,10 +353,11 @@ type ExecResult struct {
 	Unreplayable bool `json:"unreplayable,omitempty"`
 }
 
-// Var is one variable of a session.
-type Var struct {
-	Name string `json:"name"`
-}
+// Var is one variable of a session: its name, and for the first engine.MaxLocals variables its
+// type as a model would write it ("[]string", "Map"), a short rendering of its value, and its
+// length (characters of a string, elements of a collection; -1 for a value without one, or
+// not described). Var.Label is "lines []string(48213)".
+type Var = engine.Var
 
 // MaybeServeWorker serves this process as one of rlm's own child processes, and exits, when
 // it was started as one; otherwise it returns at once. A program that runs rlm (Ask,

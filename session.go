@@ -87,7 +87,7 @@ func (s *session) execFile(ctx context.Context, name, code string) ExecResult {
 	return execResult(s.s.ExecFile(ctx, name, code))
 }
 
-func (s *session) vars() []Var { return varsOf(s.s.Vars()) }
+func (s *session) vars() []Var { return varsOf(s.s.Vars(), s.s.Locals()) }
 
 func (s *session) workspace() string {
 	s.mu.Lock()
@@ -113,14 +113,23 @@ func (s *session) close() error {
 // execResult converts a cell's result.
 func execResult(r repl.Result) ExecResult {
 	return ExecResult{Output: r.Stdout, Truncated: r.Truncated, Final: r.Final, Error: failureOf(r.Err),
-		Vars: varsOf(r.Vars), Rebuilt: r.Rebuilt, Lost: failureOf(r.Lost), Unreplayable: r.Unreplayable}
+		Vars: varsOf(r.Vars, r.Locals), Rebuilt: r.Rebuilt, Lost: failureOf(r.Lost), Unreplayable: r.Unreplayable}
 }
 
-// varsOf names the variables (never nil: ExecResult.Vars is a JSON list).
-func varsOf(names []string) []Var {
+// varsOf is the variables, described where the worker described them (never nil:
+// ExecResult.Vars is a JSON list).
+func varsOf(names []string, locals []repl.Var) []Var {
+	byName := make(map[string]repl.Var, len(locals))
+	for _, v := range locals {
+		byName[v.Name] = v
+	}
 	vars := make([]Var, 0, len(names))
-	for _, v := range names {
-		vars = append(vars, Var{Name: v})
+	for _, n := range names {
+		v, ok := byName[n]
+		if !ok {
+			v = Var{Name: n, Len: -1}
+		}
+		vars = append(vars, v)
 	}
 	return vars
 }

@@ -17,12 +17,12 @@ func TestExecResultKeepsWhatTheShellPrints(t *testing.T) {
 	got := execResult(repl.Result{
 		Stdout: "out… [1000 characters in total]", Truncated: true, Final: &final,
 		Err:  fault.New(fault.Limit, "peek: length 20,000 is more than 16,000"),
-		Vars: []string{"a", "b"}, Rebuilt: true, Lost: errors.New("x could not be restored"), Unreplayable: true,
+		Vars: []string{"a", "b"}, Locals: []repl.Var{{Name: "a", Type: "string", Repr: `"hi"`, Len: 2}}, Rebuilt: true, Lost: errors.New("x could not be restored"), Unreplayable: true,
 	})
 	want := ExecResult{
 		Output: "out… [1000 characters in total]", Truncated: true, Final: &final,
 		Error: &Failure{Kind: fault.Limit, Message: "peek: length 20,000 is more than 16,000"},
-		Vars:  []Var{{"a"}, {"b"}}, Rebuilt: true, Lost: &Failure{Kind: fault.Code, Message: "x could not be restored"}, Unreplayable: true,
+		Vars:  []Var{{Name: "a", Type: "string", Repr: `"hi"`, Len: 2}, {Name: "b", Len: -1}}, Rebuilt: true, Lost: &Failure{Kind: fault.Code, Message: "x could not be restored"}, Unreplayable: true,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("execResult:\n got %+v\nwant %+v", got, want)

@@ -3,7 +3,6 @@ package rlm_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,7 +189,11 @@ func TestSessionFrontDoor(t *testing.T) {
 	if r.Error != nil || r.Output != "14\n" {
 		t.Errorf("a second file: %+v; want the first one's variables", r)
 	}
-	if names := fmt.Sprint(s.Vars()); names != "[{n} {xs}]" {
-		t.Errorf("Vars() = %s; want [{n} {xs}]", names)
+	var labels []string
+	for _, v := range s.Vars() {
+		labels = append(labels, v.Label())
+	}
+	if got := strings.Join(labels, ", "); got != "n int, xs []int(1)" {
+		t.Errorf("Vars() = %s; want n int, xs []int(1)", got)
 	}
 }

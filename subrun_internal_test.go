@@ -19,6 +19,7 @@ var notCarried = map[string]string{
 	"Replay":     "carried inside Model: the parent's replay server's URL",
 	"Budget":     "the child's share is in Model; the parent charges what it spent",
 	"Progress":   "children are quiet",
+	"Status":     "children are quiet",
 	"Quiet":      "children are quiet",
 	"Verbose":    "children are quiet",
 	"OnEvent":    "the parent reports the sub-call",

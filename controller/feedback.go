@@ -91,16 +91,11 @@ func (f *feedbackBuilder) vars(names, partial []string, locals []repl.Var) {
 	}
 }
 
-// varLabel is a variable as the feedback lists it: its name, its type, and its length in
-// parentheses when it has one ("lines []string(48213)", "counts Map(17)", "n int").
+// varLabel is a variable as the feedback lists it (engine.Var.Label); a variable the worker did
+// not describe is its name.
 func varLabel(name string, v repl.Var) string {
-	switch {
-	case v.Type == "":
-		return name
-	case v.Len >= 0:
-		return fmt.Sprintf("%s %s(%d)", name, v.Type, v.Len)
-	}
-	return name + " " + v.Type
+	v.Name = name
+	return v.Label()
 }
 
 // budgetLine ends the feedback with what is left of the run's caps, so that the model can plan

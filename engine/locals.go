@@ -24,6 +24,18 @@ type Var struct {
 	Len int `json:"len"`
 }
 
+// Label is the variable as the feedback and the REPL's :vars list it: its name, its type, and
+// its length in parentheses when it has one ("lines []string(48213)", "counts Map(17)", "n int").
+func (v Var) Label() string {
+	switch {
+	case v.Type == "":
+		return v.Name
+	case v.Len >= 0:
+		return v.Name + " " + v.Type + "(" + strconv.Itoa(v.Len) + ")"
+	}
+	return v.Name + " " + v.Type
+}
+
 // Bounds of a session's Vars.
 const (
 	MaxLocals    = 100 // variables described, in the order of the session's variable names

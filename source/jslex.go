@@ -33,6 +33,7 @@ type jsLexer struct {
 	atKey    bool   // an object literal's property key comes next
 	afterKey bool   // an object literal's property key came last
 	prev     string // the previous token if it is a punctuator or keyword (jsrecover.go)
+	last     string // the last token if it is a punctuator, else "" (Incomplete)
 	skipping bool   // after a syntax error, skipping to a statement keyword as goja does
 
 	work     []workFrame // the parser's work inside each open bracket (jsreparse.go)
@@ -234,7 +235,7 @@ func (l *jsLexer) tokenP(continues bool, p string) {
 		l.n.reset()
 	}
 	asi := l.newline && (l.exprEnd || l.braceEnd) && !continues
-	l.newline = false
+	l.newline, l.last = false, p
 	l.charge(p)
 	if asi { // a name, number or string after a line break: no expression goes on into it
 		l.top().hardEnd()

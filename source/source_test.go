@@ -42,6 +42,24 @@ func TestIncomplete(t *testing.T) {
 		{source.JS, "/* unfinished", true},
 		{source.JS, "const re = /[(]/; print(re)", false},
 		{source.JS, "print(\"(\")", false},
+		// A line that ends with an operator goes on (REPL: `let x = 1 +` then `2`).
+		{source.Go, "x := 1 +", true},
+		{source.Go, "x := 1 + // more below", true},
+		{source.Go, "ok := a &&", true},
+		{source.Go, "s := strings.", true},
+		{source.Go, "x := 1 +\n2", false},
+		{source.Go, "i++", false},
+		{source.Go, "x := y // a + ", false},
+		{source.JS, "let x = 1 +", true},
+		{source.JS, "const n = a ??", true},
+		{source.JS, "const t = rows.", true},
+		{source.JS, "const r = a /* c */ ,", true},
+		{source.JS, "let x = 1 +\n2", false},
+		{source.JS, "i++", false},
+		{source.JS, "const re = /a+/", false},
+		{source.JS, "const d = a / b", false},
+		{source.JS, "print('a +')", false},
+		{source.JS, "return", false},
 	} {
 		if got := source.Incomplete(tc.lang, []byte(tc.src)); got != tc.want {
 			t.Errorf("Incomplete(%s, %q) = %v, want %v", tc.lang, tc.src, got, tc.want)

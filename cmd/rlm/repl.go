@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -40,7 +41,9 @@ template or comment), so a block can span lines. Lines starting with ':' are met
 :help lists them. Ctrl-C cancels the running cell, not the session; Ctrl-D (end of input) exits.
 On a terminal the line is edited with readline: Enter inside an open block adds a line, and
 history is kept in $RLM_HOME/history (RLM_HOME defaults to ~/.rlm); Ctrl-C while editing drops
-the line. Input from a pipe is read line by line, so agents and tests can feed cells in.
+the line. Input from a pipe is read line by line, so agents and tests can feed cells in: each
+cell's output, FINAL value and error go to stdout in order, and rlm exits 1 when a cell failed.
+A line that ends with an operator (x := 1 +) goes on on the next line.
 
 ` + filesHelp + `
 The workspace stays the same across :reset and :lang; :limits shows it.`,
@@ -61,6 +64,10 @@ type shell struct {
 	out, err io.Writer
 	s        *rlm.Session
 	lang     source.Lang
+
+	cells, failed int    // cells run, and how many failed (piped input exits 1 if any did)
+	firstFailed   string // "cell 3, code"
+	finalSeen     bool   // FINAL's note was printed
 
 	mu          sync.Mutex
 	cancel      context.CancelFunc
@@ -109,7 +116,7 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 		line := sc.Text()
 		if cell.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
 			if quit := sh.meta(strings.TrimSpace(line)); quit {
-				return nil
+				return sh.outcome()
 			}
 			continue
 		}
@@ -123,7 +130,19 @@ func runREPL(in io.Reader, out, errw io.Writer, f replFlags) error {
 	if strings.TrimSpace(cell.String()) != "" {
 		sh.exec(cell.String()) // an unfinished block at the end of input still runs, to report its error
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return sh.outcome()
+}
+
+// outcome is the error of a piped session in which cells failed, so that the script feeding it
+// sees the failure in the exit status (1), as with a shell script run with set -e.
+func (sh *shell) outcome() error {
+	if sh.failed == 0 {
+		return nil
+	}
+	return fault.New(fault.Code, "%d of %d cells failed (the first: %s)", sh.failed, sh.cells, sh.firstFailed)
 }
 
 func (sh *shell) open(lang string) error {
@@ -187,20 +206,30 @@ func (sh *shell) report(r rlm.ExecResult) {
 		// rlm's own lines start at column 0 (and the line editor redraws from there)
 		fmt.Fprintln(sh.out)
 	}
+	sh.cells++
 	if r.Final != nil {
 		sh.say(sh.out, styleFinal, "FINAL: %s", *r.Final)
+		if !sh.finalSeen {
+			sh.finalSeen = true
+			sh.say(sh.out, styleNote, "(in rlm run, the run ends after this cell with that answer; the REPL goes on: :quit to leave)")
+		}
 	}
+	// On stdout with the output, so that piped output can be matched to its cell.
 	if r.Error != nil {
-		sh.say(sh.err, styleError, "error (%s): %s", r.Error.Kind, r.Error.Message)
+		sh.failed++
+		if sh.failed == 1 {
+			sh.firstFailed = fmt.Sprintf("cell %d, %s", sh.cells, r.Error.Kind)
+		}
+		sh.say(sh.out, styleError, "error (%s): %s", r.Error.Kind, r.Error.Message)
 	}
 	switch {
 	case r.Lost != nil:
-		sh.say(sh.err, styleNote, "the worker was restarted; state was partly lost: %s", r.Lost.Message)
+		sh.say(sh.out, styleNote, "the worker was restarted; state was partly lost: %s", r.Lost.Message)
 	case r.Rebuilt:
-		sh.say(sh.err, styleNote, "the worker was restarted and earlier cells were replayed; state is rebuilt")
+		sh.say(sh.out, styleNote, "the worker was restarted and earlier cells were replayed; state is rebuilt")
 	}
 	if r.Unreplayable {
-		sh.say(sh.err, styleNote, "note: this cell left work running in the background; a restart will not rebuild it")
+		sh.say(sh.out, styleNote, "note: this cell left work running in the background; a restart will not rebuild it")
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/limits"
+	"github.com/rlm-sandbox/rlm/source"
 )
 
 // metaHelp is the one place the meta-commands are described.
@@ -20,13 +22,18 @@ const metaHelp = `:help              this list
 :reset             start a new session (all state is dropped)
 :vars              the session's variables
 :peek OFF LEN      print LEN characters of the context from OFF
-:search RE         print the matches of an RE2 regex in the context
+:search RE         the matches of an RE2 regex in the context, one line each: the rest of
+                   the line is the regex, as written (spaces and backslashes kept)
 :limits            the limits the session enforces
 :isolation         the confinement layers of the worker
 :quit              leave (so does Ctrl-D)`
 
 // meta runs a meta-command line; it returns true to quit.
 func (sh *shell) meta(line string) (quit bool) {
+	if re, ok := cutCommand(line, ":search"); ok { // the regex as written: no shell quoting
+		sh.metaSearch(re)
+		return false
+	}
 	args, err := shlex.Split(line)
 	if err != nil || len(args) == 0 {
 		sh.say(sh.err, styleError, "cannot parse %q: %v", line, err)
@@ -47,12 +54,6 @@ func (sh *shell) meta(line string) (quit bool) {
 		sh.metaVars()
 	case ":peek":
 		sh.metaPeek(rest)
-	case ":search":
-		if len(rest) != 1 {
-			sh.say(sh.err, styleError, "usage: :search RE")
-			return false
-		}
-		sh.exec(fmt.Sprintf("print(search(context, %s))", strconv.Quote(rest[0])))
 	case ":limits":
 		sh.metaLimits()
 	case ":isolation":
@@ -73,6 +74,49 @@ func (sh *shell) help() {
 		fmt.Fprintln(sh.out, "  "+l)
 	}
 	fmt.Fprintf(sh.out, "  (%s need a model: they work in rlm run, not in the REPL)\n", engine.Series(engine.InParent.Names()))
+	fmt.Fprintln(sh.out, "  (FINAL and FINAL_VAR print the answer here; the session goes on, where rlm run would end)")
+}
+
+// cutCommand splits a meta-command line into its rest when it is the command name.
+func cutCommand(line, name string) (rest string, ok bool) {
+	rest, ok = strings.CutPrefix(line, name)
+	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// metaSearch prints the matches of re, one line each ("ctx0[12:19] line 3: the line"), and how
+// many there are in all when the page does not hold every one. The regex goes into the cell as
+// a string literal of the session's language, so it cannot inject code.
+func (sh *shell) metaSearch(re string) {
+	if re == "" {
+		sh.say(sh.err, styleError, "usage: :search RE (the rest of the line is the regex, such as :search Package: python3)")
+		return
+	}
+	if sh.lang == source.JS {
+		lit, _ := json.Marshal(re)
+		sh.exec(fmt.Sprintf(`{ const hits = search(context, %s)
+for (const h of hits) print(h.ref + " line " + h.line + ": " + h.line_text)
+print(hits.length === 0 ? "no match" : hits.length < hits.total ? hits.length + " of " + hits.total + " matches shown" : hits.length === 1 ? "1 match" : hits.length + " matches") }`, lit))
+		return
+	}
+	sh.exec(fmt.Sprintf(`{
+	hits := search(context, %s)
+	for _, h := range hits {
+		print(h.Ref + " line " + fmt.Sprint(h.Line) + ": " + h.LineText)
+	}
+	switch {
+	case len(hits) == 0:
+		print("no match")
+	case len(hits) < hits[0].Total:
+		print(fmt.Sprint(len(hits)) + " of " + fmt.Sprint(hits[0].Total) + " matches shown")
+	case len(hits) == 1:
+		print("1 match")
+	default:
+		print(fmt.Sprint(len(hits)) + " matches")
+	}
+}`, strconv.Quote(re)))
 }
 
 func (sh *shell) metaOpen(args []string, want int) {
@@ -115,13 +159,20 @@ func (sh *shell) metaPeek(args []string) {
 	sh.exec(fmt.Sprintf("print(peek(context, %d, %d))", off, n))
 }
 
-// metaVars prints the session's variables on one line.
+// metaVars prints the session's variables, one per line, as the feedback of rlm run names them
+// (name, type, length) with a short rendering of the value.
 func (sh *shell) metaVars() {
-	var names []string
-	for _, v := range sh.s.Vars() {
-		names = append(names, v.Name)
+	vars := sh.s.Vars()
+	if len(vars) == 0 {
+		fmt.Fprintln(sh.out, "no variables yet")
 	}
-	fmt.Fprintln(sh.out, strings.Join(names, " "))
+	for _, v := range vars {
+		if v.Repr != "" {
+			fmt.Fprintf(sh.out, "%s = %s\n", v.Label(), v.Repr)
+			continue
+		}
+		fmt.Fprintln(sh.out, v.Label())
+	}
 }
 
 func (sh *shell) metaLimits() {

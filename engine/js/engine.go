@@ -133,6 +133,9 @@ func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	e.cell, e.hostErrs = st, map[*goja.Object]error{}
 	defer func() { e.cell, e.hostErrs = nil, nil }()
 	runErr := e.run(ctx, prg, unit)
+	if runErr == nil && st.final == nil {
+		st.out.write(unshownNote(unit))
+	}
 	stdout, truncated := st.out.result()
 	return engine.Result{
 		Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr,
