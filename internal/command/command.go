@@ -2,7 +2,7 @@
 // configuration, filled with a call's arguments, run by the parent as the user (never the
 // confined worker, never a shell).
 //
-// What it guarantees around the command (SECURITY.md, "Your own tools"):
+// What it guarantees around the command (SECURITY.md, "The user's own tools"):
 //   - argv: the configured words, each {name} replaced by the argument of that name; the
 //     arguments never become words of their own and are never read by a shell. An argument that
 //     starts with '-' is refused unless a "--" word comes before its placeholder, so that a
