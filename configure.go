@@ -12,25 +12,31 @@ import (
 // client (backends and their keys, models, the root and sub-call ladders, sampling settings,
 // prices, and the call, token and dollar budgets), every cap of the code's API, the iterations,
 // blocks and feedback per reply, the run's and each cell's time, the workspace quota and the
-// worker's memory. The rest of o (the question, files, recursion, progress) is left as it is.
+// worker's memory; and the tools of [tools.NAME] (CommandTools), appended to o.Tools (so call
+// it once). The rest of o (the question, files, recursion, progress) is left as it is.
 //
 // With no model configured, o.Model holds the budgets only: a script runs without a model, and
 // a question run fails in Ask with the error that says how to name one. Any other error of
 // c.LLM (a key variable that is not set, a bad model setting) is returned, and o.Model then
-// holds the budgets only.
+// holds the budgets only. A tool whose name clashes with the API is an error too, and o.Tools
+// then holds none of c's.
 func (o *Options) Configure(c *config.Config) error {
 	l := c.Limits
 	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.API(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
 	o.Timeout, o.CellTimeout = c.Timeout, l.CellTimeout
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
+	tools, terr := CommandTools(c)
+	o.Tools = append(o.Tools, tools...)
 	lc, err := c.LLM(nil)
 	if err != nil {
-		o.Model = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
-		if errors.Is(err, config.ErrNoModel) {
-			return nil
-		}
-		return err
+		lc = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
 	}
 	o.Model = lc
-	return nil
+	switch {
+	case terr != nil:
+		return terr
+	case errors.Is(err, config.ErrNoModel):
+		return nil
+	}
+	return err
 }

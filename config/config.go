@@ -27,6 +27,11 @@ type Config struct {
 	// [models.NAME] settings.
 	RootSampling llm.Sampling
 
+	// Tools are the [tools.NAME] tables, by name: commands of the user's that model code may
+	// call (rlm.CommandTools). A project file's table replaces the user file's of the same name,
+	// and a project file declares none until the user trusts it.
+	Tools []Tool
+
 	// The default backend, from the environment (keys are never read from a file).
 	BaseURL    string // "" = the provider's public API
 	BaseURLEnv string // the variable BaseURL came from; ""
@@ -116,7 +121,7 @@ func (s Source) String() string {
 
 // Source returns where the value of key came from: a key of [defaults] or [limits]
 // ("limits.max_calls"), a table ("models.NAME", "backends.NAME"), or a root sampling setting
-// ("root.temperature"). A key nothing set is Default.
+// ("root.temperature"), a tool ("tools.NAME"). A key nothing set is Default.
 func (c *Config) Source(key string) Source {
 	if s, ok := c.sources[key]; ok {
 		return s

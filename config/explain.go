@@ -36,7 +36,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 }
 
 // Entries lists every setting with its effective value and source: [defaults], [limits], the
-// default backend, the named backends and the models. Keys are never included: a backend's
+// default backend, the named backends, the models and the tools. Keys are never included: a backend's
 // entry names the variable that holds its key and says whether it is set.
 func (c *Config) Entries() []Entry {
 	var out []Entry
@@ -49,6 +49,9 @@ func (c *Config) Entries() []Entry {
 	}
 	for _, name := range c.modelNames() {
 		out = append(out, c.modelEntries(name)...)
+	}
+	for _, t := range c.Tools {
+		out = append(out, t.entries()...)
 	}
 	return out
 }
@@ -314,6 +317,7 @@ func Keys(w io.Writer) error {
 	}
 	b.WriteString("\n[backends.NAME]: provider, base_url, api_key_env (the NAME of the variable holding the key)\n")
 	b.WriteString("[models.NAME]: id, backend, temperature, top_p, max_tokens, reasoning_effort, seed, extra, price_in, price_out, price_cached\n")
+	fmt.Fprintf(&b, "[tools.NAME]: %s (a command model code may call as NAME; README: Tools from rlm.toml)\n", strings.Join(toolKeys(), ", "))
 	b.WriteString("Root model flags: ")
 	var fl []string
 	for _, f := range samplingFlags {

@@ -94,12 +94,14 @@ type fileTables struct {
 	Limits   map[string]any                 `toml:"limits"`
 	Backends map[string]llm.BackendSettings `toml:"backends"`
 	Models   map[string]llm.ModelSettings   `toml:"models"`
+	Tools    map[string]any                 `toml:"tools"` // a known table; tools.go reads it from raw
 }
 
 // fileValues is one configuration file, parsed and checked.
 type fileValues struct {
 	vals []fileValue    // [defaults] and [limits], in key order
 	ft   fileTables     // [backends.NAME] and [models.NAME]
+	cmds []Tool         // [tools.NAME], checked (tools.go)
 	raw  map[string]any // the whole file as decoded, for its claims (trust.go)
 }
 
@@ -206,6 +208,9 @@ func parseFile(path string, data []byte) (*fileValues, error) {
 	if _, err := toml.Decode(string(data), &v.raw); err != nil {
 		return nil, schemaf("%s: %s", path, redact.New().String(err.Error()))
 	}
+	if v.cmds, err = parseTools(path, v.raw["tools"]); err != nil {
+		return nil, err
+	}
 	for _, table := range []struct {
 		name string
 		vals map[string]any
@@ -235,6 +240,7 @@ func (c *Config) apply(v *fileValues, src Source) {
 		c.set(x.s, x.v, src)
 	}
 	c.mergeModels(v.ft, src)
+	c.mergeTools(v.cmds, src)
 }
 
 // mergeModels adds a file's [backends.NAME] and [models.NAME] tables, each replacing the table of
@@ -286,11 +292,12 @@ func misspelt(path string, k toml.Key, i int, names []string) error {
 }
 
 // tableFields are the keys of each table a file may hold, from fileTables' and the settings'
-// toml tags; nil: a table whose keys lookup checks.
+// toml tags; nil: a table whose keys lookup (or parseTools) checks.
 var tableFields = map[string][]string{
 	"defaults": nil, "limits": nil,
 	"backends": tomlTags(reflect.TypeFor[llm.BackendSettings]()),
 	"models":   tomlTags(reflect.TypeFor[llm.ModelSettings]()),
+	"tools":    nil, // parseTools checks a tool's keys
 }
 
 // tomlTags lists the toml names of t's fields, embedded structs' included.
@@ -312,8 +319,8 @@ func tomlTags(t reflect.Type) []string {
 // fields inside a model's extra table are free-form (they are sent as given).
 func unknownKeys(path string, keys []toml.Key) error {
 	for i, k := range keys {
-		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" {
-			continue
+		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" || len(k) >= 2 && k[0] == "tools" {
+			continue // free-form (sent as given), or read and checked by parseTools
 		}
 		if len(k) == 1 && (k[0] == "backends" || k[0] == "models") {
 			continue
@@ -416,5 +423,5 @@ func unknownKey(path, key string) error {
 	if near := suggest(key); near != "" {
 		return schemaf("%s; did you mean %s?", msg, near)
 	}
-	return schemaf("%s; the tables are [defaults], [limits], [backends.NAME] and [models.NAME] (rlm config --keys lists every key)", msg)
+	return schemaf("%s; the tables are [defaults], [limits], [backends.NAME], [models.NAME] and [tools.NAME] (rlm config --keys lists every key)", msg)
 }

@@ -170,7 +170,8 @@ func sha256Hex(data []byte) string {
 }
 
 // Claim is one setting of a project file that only a trusted file may make: a model, a
-// provider, a backend, a [backends.NAME] or [models.NAME] key, or a limit it raises.
+// provider, a backend, a [backends.NAME], [models.NAME] or [tools.NAME] key, or a limit it
+// raises.
 type Claim struct {
 	Key   string `json:"key"`            // "backends.evil.base_url", "limits.max_calls"
 	Value string `json:"value"`          // as TOML, escaped and redacted
@@ -179,7 +180,8 @@ type Claim struct {
 
 // claims are the settings of f that only a trusted file may make, judged against c (the user
 // file and the defaults): every key of [defaults] and [limits] whose value is not stricter than
-// c's (keys.go says each key's direction), and every key of [backends.NAME] and [models.NAME].
+// c's (keys.go says each key's direction), and every key of [backends.NAME], [models.NAME] and
+// [tools.NAME] (a tool runs a command as the user, outside the sandbox).
 func (c *Config) claims(f *fileValues) []Claim {
 	var out []Claim
 	for _, x := range f.vals {
@@ -187,7 +189,7 @@ func (c *Config) claims(f *fileValues) []Claim {
 			out = append(out, Claim{Key: x.s.key, Value: tomlText(x.raw), Note: note})
 		}
 	}
-	for _, table := range []string{"backends", "models"} {
+	for _, table := range []string{"backends", "models", "tools"} {
 		t, _ := f.raw[table].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(t)) {
 			prefix := table + "." + claimName(name)
@@ -197,8 +199,11 @@ func (c *Config) claims(f *fileValues) []Claim {
 			}
 			for _, k := range slices.Sorted(maps.Keys(fields)) {
 				cl := Claim{Key: prefix + "." + claimName(k), Value: claimValue(fields[k])}
-				if table == "backends" && k == "api_key_env" {
+				switch {
+				case table == "backends" && k == "api_key_env":
 					cl.Note = "the key in this variable is sent to this backend"
+				case table == "tools" && k == "exec":
+					cl.Note = "model code may run this command, as you, outside the sandbox"
 				}
 				out = append(out, cl)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/config"
 	"github.com/rlm-sandbox/rlm/internal/home"
 )
@@ -59,9 +60,13 @@ func (c *configFlags) given() map[string]string {
 
 // loadConfiguration reads the configuration for a command, with flags (which may be nil), and
 // says on stderr which files it read (noteFiles); its errors are usage errors (exit 2) that
-// name the file, variable or flag.
+// name the file, variable or flag. A [tools.NAME] whose name clashes with the API is one too
+// (rlm.CommandTools), so that every command refuses it before anything starts.
 func loadConfiguration(stderr io.Writer, flags map[string]string) (*config.Config, error) {
 	c, err := config.Load(config.Options{Flags: flags})
+	if err == nil {
+		_, err = rlm.CommandTools(c)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -73,11 +73,15 @@ func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
 			return rlm.SessionOptions{}, err
 		}
 	}
+	tools, err := rlm.CommandTools(f.conf) // checked when the configuration was loaded
+	if err != nil {
+		return rlm.SessionOptions{}, usageError{err}
+	}
 	l := f.conf.Limits
 	return rlm.SessionOptions{
 		Lang: string(lang), Files: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
 		Limits: l.API(), Quota: rlm.Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
-		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded,
+		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Tools: tools,
 		// the inputs' index cache under RLM_HOME/index (rlm clean removes the stale indexes)
 		Warn: func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) },
 	}, nil

@@ -2,7 +2,7 @@
 // configuration, filled with a call's arguments, run by the parent as the user (never the
 // confined worker, never a shell).
 //
-// What it guarantees around the command (SECURITY.md, "Your own tools"):
+// What it guarantees around the command (SECURITY.md, "The user's own tools"):
 //   - argv: the configured words, each {name} replaced by the argument of that name; the
 //     arguments never become words of their own and are never read by a shell. An argument that
 //     starts with '-' is refused unless a "--" word comes before its placeholder, so that a
@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -61,13 +62,24 @@ func Placeholders(argv []string) []string {
 }
 
 // Check reports what is wrong with a configured argv: empty, a placeholder in the program's
-// name, or a placeholder not among params (nil params: any name).
+// name, a program named by a relative path (./tool: whatever the working directory holds), a NUL
+// byte, or a placeholder not among params (nil params: any name).
 func Check(argv []string, params []string) error {
 	if len(argv) == 0 || argv[0] == "" {
 		return errors.New("exec is empty; give the program and its arguments as a list of strings")
 	}
 	if placeholder.MatchString(argv[0]) {
 		return fmt.Errorf("exec[0] %q holds a placeholder; the program must be fixed, only its arguments may be filled in", argv[0])
+	}
+	if strings.ContainsRune(argv[0], '/') && !filepath.IsAbs(argv[0]) {
+		// Relative to the directory rlm starts in, which someone else (or model code) may
+		// have written to: the program would be whatever that directory holds.
+		return fmt.Errorf("exec[0] %q is a relative path; give the program's name (looked up on PATH) or its absolute path", argv[0])
+	}
+	for i, w := range argv {
+		if strings.IndexByte(w, 0) >= 0 {
+			return fmt.Errorf("exec[%d] holds a NUL byte, which no argument can carry; remove it", i)
+		}
 	}
 	if params == nil {
 		return nil

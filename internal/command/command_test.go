@@ -48,6 +48,10 @@ func TestCheck(t *testing.T) {
 		{nil, nil, "exec is empty"},
 		{[]string{"{path}"}, []string{"path"}, "exec[0]"},
 		{[]string{"cat", "{file}"}, []string{"path"}, "{file}, which is not a parameter"},
+		{[]string{"./tool.sh", "{path}"}, []string{"path"}, "relative path"},
+		{[]string{"bin/tool", "{path}"}, []string{"path"}, "relative path"},
+		{[]string{"/usr/bin/head", "-n", "1"}, nil, ""},
+		{[]string{"head", "a\x00b"}, nil, "exec[1] holds a NUL byte"},
 	} {
 		err := Check(tc.argv, tc.params)
 		if (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
