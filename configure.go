@@ -11,8 +11,9 @@ import (
 // (config.Load: flags, the environment, ./rlm.toml, $RLM_HOME/config.toml, defaults): the model
 // client (backends and their keys, models, the root and sub-call ladders, sampling settings,
 // prices, and the call, token and dollar budgets), every cap of the code's API, the iterations,
-// blocks and feedback per reply, the run's and each cell's time, the workspace quota and the
-// worker's memory. The rest of o (the question, files, recursion, progress) is left as it is.
+// blocks and feedback per reply, the run's and each cell's time, the workspace quota, the
+// worker's memory and the converters of inputs ([convert]). The rest of o (the question, files,
+// recursion, progress) is left as it is.
 //
 // With no model configured, o.Model holds the budgets only: a script runs without a model, and
 // a question run fails in Ask with the error that says how to name one. Any other error of
@@ -23,6 +24,7 @@ func (o *Options) Configure(c *config.Config) error {
 	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.API(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
 	o.Timeout, o.CellTimeout = c.Timeout, l.CellTimeout
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
+	o.Convert = converters(c.Convert)
 	lc, err := c.LLM(nil)
 	if err != nil {
 		o.Model = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
@@ -33,4 +35,16 @@ func (o *Options) Configure(c *config.Config) error {
 	}
 	o.Model = lc
 	return nil
+}
+
+// converters are the [convert] entries as Options.Convert.
+func converters(m map[string]config.Converter) map[string]Converter {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]Converter, len(m))
+	for ext, c := range m {
+		out[ext] = Converter{Exec: c.Exec, Timeout: c.Timeout, MaxOutput: c.MaxOutput}
+	}
+	return out
 }

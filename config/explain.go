@@ -50,6 +50,7 @@ func (c *Config) Entries() []Entry {
 	for _, name := range c.modelNames() {
 		out = append(out, c.modelEntries(name)...)
 	}
+	out = append(out, c.convertEntries()...)
 	return out
 }
 
@@ -314,6 +315,7 @@ func Keys(w io.Writer) error {
 	}
 	b.WriteString("\n[backends.NAME]: provider, base_url, api_key_env (the NAME of the variable holding the key)\n")
 	b.WriteString("[models.NAME]: id, backend, temperature, top_p, max_tokens, reasoning_effort, seed, extra, price_in, price_out, price_cached\n")
+	b.WriteString("[convert]: EXT = [\"program\", \"arg\", \"{path}\"], or EXT = { exec = [...], timeout, max_output }: the command that prints an input's text\n")
 	b.WriteString("Root model flags: ")
 	var fl []string
 	for _, f := range samplingFlags {

@@ -94,13 +94,15 @@ type fileTables struct {
 	Limits   map[string]any                 `toml:"limits"`
 	Backends map[string]llm.BackendSettings `toml:"backends"`
 	Models   map[string]llm.ModelSettings   `toml:"models"`
+	Convert  map[string]any                 `toml:"convert"` // convert.go checks each entry
 }
 
 // fileValues is one configuration file, parsed and checked.
 type fileValues struct {
-	vals []fileValue    // [defaults] and [limits], in key order
-	ft   fileTables     // [backends.NAME] and [models.NAME]
-	raw  map[string]any // the whole file as decoded, for its claims (trust.go)
+	vals []fileValue          // [defaults] and [limits], in key order
+	ft   fileTables           // [backends.NAME] and [models.NAME]
+	conv map[string]Converter // [convert], checked (convert.go)
+	raw  map[string]any       // the whole file as decoded, for its claims (trust.go)
 }
 
 // fileValue is one key of [defaults] or [limits]: its value of the kind's Go type, and as written.
@@ -206,6 +208,9 @@ func parseFile(path string, data []byte) (*fileValues, error) {
 	if _, err := toml.Decode(string(data), &v.raw); err != nil {
 		return nil, schemaf("%s: %s", path, redact.New().String(err.Error()))
 	}
+	if v.conv, err = parseConverters(path, v.ft.Convert); err != nil {
+		return nil, err
+	}
 	for _, table := range []struct {
 		name string
 		vals map[string]any
@@ -235,6 +240,7 @@ func (c *Config) apply(v *fileValues, src Source) {
 		c.set(x.s, x.v, src)
 	}
 	c.mergeModels(v.ft, src)
+	c.mergeConverters(v.conv, src)
 }
 
 // mergeModels adds a file's [backends.NAME] and [models.NAME] tables, each replacing the table of
@@ -291,6 +297,7 @@ var tableFields = map[string][]string{
 	"defaults": nil, "limits": nil,
 	"backends": tomlTags(reflect.TypeFor[llm.BackendSettings]()),
 	"models":   tomlTags(reflect.TypeFor[llm.ModelSettings]()),
+	"convert":  {"exec", "timeout", "max_output"},
 }
 
 // tomlTags lists the toml names of t's fields, embedded structs' included.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/config"
+	"github.com/rlm-sandbox/rlm/internal/convert"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -64,7 +65,7 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 // every session the command opens, so that :reset and :lang keep it; the command removes it at
 // the end when nothing was written to it (files.Workspace.Finish).
 func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
-	ctxFiles, err := existingFiles(f.ctxFiles)
+	ctxFiles, err := existingFiles(f.ctxFiles, nil)
 	if err != nil {
 		return rlm.SessionOptions{}, err
 	}
@@ -249,9 +250,14 @@ func scriptLang(f runFlags) (source.Lang, error) {
 	return l, nil
 }
 
-// existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file.
-func existingFiles(paths []string) ([]string, error) {
-	abs, err := files.Contexts(paths, "--ctx")
+// existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file
+// that no converter of conf ([convert]; nil: none) takes.
+func existingFiles(paths []string, conf *config.Config) ([]string, error) {
+	var converted func(string) bool
+	if conf != nil && len(conf.Convert) > 0 {
+		converted = func(p string) bool { _, ok := conf.Convert[convert.Ext(p)]; return ok }
+	}
+	abs, err := files.Inputs(paths, "--ctx", converted)
 	if err != nil {
 		return nil, usageError{err}
 	}
