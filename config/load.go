@@ -297,7 +297,7 @@ var tableFields = map[string][]string{
 	"defaults": nil, "limits": nil,
 	"backends": tomlTags(reflect.TypeFor[llm.BackendSettings]()),
 	"models":   tomlTags(reflect.TypeFor[llm.ModelSettings]()),
-	"convert":  {"exec", "timeout", "max_output"},
+	"convert":  nil, // parseConverters checks an entry's keys, as written
 }
 
 // tomlTags lists the toml names of t's fields, embedded structs' included.
@@ -319,8 +319,8 @@ func tomlTags(t reflect.Type) []string {
 // fields inside a model's extra table are free-form (they are sent as given).
 func unknownKeys(path string, keys []toml.Key) error {
 	for i, k := range keys {
-		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" {
-			continue
+		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" || len(k) >= 3 && k[0] == "convert" {
+			continue // a [convert] entry's table: convert.go checks its keys
 		}
 		if len(k) == 1 && (k[0] == "backends" || k[0] == "models") {
 			continue

@@ -151,8 +151,10 @@ one object instead:
 A default workspace that was written to is named on stderr ("[agent:rlm] the code wrote files
 to DIR") and in --json as "workspace"; one left empty is removed. --ctx - reads the context
 from stdin; a pipe (--ctx <(cmd)), a named pipe (whose writer has 5 s to come) and a file of
-/proc or /sys are read to their end the same way. A binary file (a NUL byte in its first 8 KiB)
-is refused, and so is a device.
+/proc or /sys are read to their end the same way. A binary file (a PDF, or a NUL byte in its
+first 8 KiB) is refused, and so is a device, unless a converter of rlm.toml's [convert] takes its
+extension: its text is then the context, kept in $RLM_HOME/index for the next run (README: Your
+own tools).
 
 What the code or the model wrote is printed with its control characters escaped (ESC, BEL, C1
 and bidi controls), so that it cannot act on a terminal; --raw prints the answer as it is.
