@@ -11,6 +11,7 @@ import (
 	"github.com/rlm-sandbox/rlm/audit"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/internal/convert/cache"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/internal/record"
@@ -37,6 +38,9 @@ type run struct {
 	client  *llm.Client // nil for a script run without a model
 	replay  *replay.Server
 	tools   *toolHost // serves Options.Tools; nil without them
+
+	texts     []cache.Text           // the inputs converted to text (Options.Convert)
+	converted []controller.Converted // the same, for the first message
 
 	stopMark   func() bool   // stops the early FAILED mark of a cancelled run (context.AfterFunc)
 	marked     chan struct{} // closed when that mark, once started, is written
@@ -195,6 +199,7 @@ func (r *run) close() {
 		r.rec.Close()
 	}
 	r.lock.Release()
+	r.closeTexts()
 	if r.replay != nil {
 		r.replay.Close()
 	}
@@ -207,6 +212,9 @@ func (r *run) execute(ctx context.Context) (Result, error) {
 	r.rec.Log.Info("task started", "task", r.task, "question", r.question, "ctx", r.Files, "models", r.llmCfg.Models, "depth", r.Depth)
 	rctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	if err := r.convertInputs(rctx); err != nil {
+		return r.finish(ctx, outcome{err: err})
+	}
 	cfg, err := r.controllerConfig()
 	if err != nil {
 		return r.finish(ctx, outcome{err: err})
@@ -251,7 +259,7 @@ func (r *run) controllerConfig() (controller.Config, error) {
 		}
 	}
 	cfg := controller.Config{
-		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs,
+		Question: r.Question, Mode: r.Mode, Timeout: r.timeout, Observer: r.obs, Converted: r.converted,
 		Session: repl.Options{Lang: r.Lang, Contexts: r.files, Roots: r.Roots, Workspace: r.ws.Dir, Home: r.Home, CellTimeout: r.CellTimeout,
 			Limits: r.Limits, Quota: r.Quota, WorkerMemory: r.WorkerMemory, NoValidate: r.NoValidate, AllowDegraded: r.AllowDegraded,
 			Indexes: indexCache(r.Home, func(err error) {

@@ -11,9 +11,10 @@ import (
 // (config.Load: flags, the environment, ./rlm.toml, $RLM_HOME/config.toml, defaults): the model
 // client (backends and their keys, models, the root and sub-call ladders, sampling settings,
 // prices, and the call, token and dollar budgets), every cap of the code's API, the iterations,
-// blocks and feedback per reply, the run's and each cell's time, the workspace quota and the
-// worker's memory; and the tools of [tools.NAME] (CommandTools), appended to o.Tools (so call
-// it once). The rest of o (the question, files, recursion, progress) is left as it is.
+// blocks and feedback per reply, the run's and each cell's time, the workspace quota, the
+// worker's memory and the converters of inputs ([convert]); and the tools of [tools.NAME]
+// (CommandTools), appended to o.Tools (so call it once). The rest of o (the question, files,
+// recursion, progress) is left as it is.
 //
 // With no model configured, o.Model holds the budgets only: a script runs without a model, and
 // a question run fails in Ask with the error that says how to name one. Any other error of
@@ -27,6 +28,7 @@ func (o *Options) Configure(c *config.Config) error {
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
 	tools, terr := CommandTools(c)
 	o.Tools = append(o.Tools, tools...)
+	o.Convert = converters(c.Convert)
 	lc, err := c.LLM(nil)
 	if err != nil {
 		lc = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
@@ -39,4 +41,16 @@ func (o *Options) Configure(c *config.Config) error {
 		return nil
 	}
 	return err
+}
+
+// converters are the [convert] entries as Options.Convert.
+func converters(m map[string]config.Converter) map[string]Converter {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]Converter, len(m))
+	for ext, c := range m {
+		out[ext] = Converter{Exec: c.Exec, Timeout: c.Timeout, MaxOutput: c.MaxOutput}
+	}
+	return out
 }

@@ -32,8 +32,11 @@ func resolve(opts Options) (settings, error) {
 	if err := s.recursion(); err != nil {
 		return s, err
 	}
+	if err := checkConverters(s.Convert); err != nil {
+		return s, err
+	}
 	var err error
-	if s.files, err = files.Contexts(s.Files, "file"); err != nil {
+	if s.files, err = files.Inputs(s.Files, "file", s.converted); err != nil {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {

@@ -22,8 +22,13 @@ type Options struct {
 	// Files are the context files (context, ctx0, ctx1, … in the code); each must exist and
 	// hold text. Their directories are readable by the file tools.
 	Files []string
-	Lang  string // "go" or "js"; "" = from Script.Name's extension, else "go"
-	Mode  Mode   // Auto (default): inputs under 50,000 characters take one direct call
+	// Convert turns files that are not text into text before the run: by extension, in lower
+	// case without the dot ("pdf"), the command that prints a file's text (see Converter). The
+	// text is kept in Home's index cache, keyed on the file, so a later run over the unchanged
+	// file does not convert it again; the first message names the file and the program.
+	Convert map[string]Converter
+	Lang    string // "go" or "js"; "" = from Script.Name's extension, else "go"
+	Mode    Mode   // Auto (default): inputs under 50,000 characters take one direct call
 
 	// Home holds the run's records and guards (see Ask); "" = $RLM_HOME, else ~/.rlm. The
 	// file tools never reach it, whatever the roots (the workspace inside it aside).

@@ -24,6 +24,7 @@ var notCarried = map[string]string{
 	"Verbose":    "children are quiet",
 	"OnEvent":    "the parent reports the sub-call",
 	"NoValidate": "children always validate",
+	"Convert":    "a child's context is its request, which is text: there is nothing to convert",
 	"Tools":      "a child is another process, and a tool is a Go function of this one: a child reads its request with the API alone",
 }
 

@@ -32,6 +32,11 @@ type Config struct {
 	// and a project file declares none until the user trusts it.
 	Tools []Tool
 
+	// Convert holds the [convert] entries by extension ("pdf"): the command that turns an input
+	// of that type into text. A project file's entry replaces the user file's of the same
+	// extension, and a project file sets none until the user trusts it.
+	Convert map[string]Converter
+
 	// The default backend, from the environment (keys are never read from a file).
 	BaseURL    string // "" = the provider's public API
 	BaseURLEnv string // the variable BaseURL came from; ""

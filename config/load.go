@@ -94,15 +94,17 @@ type fileTables struct {
 	Limits   map[string]any                 `toml:"limits"`
 	Backends map[string]llm.BackendSettings `toml:"backends"`
 	Models   map[string]llm.ModelSettings   `toml:"models"`
-	Tools    map[string]any                 `toml:"tools"` // a known table; tools.go reads it from raw
+	Tools    map[string]any                 `toml:"tools"`   // a known table; tools.go reads it from raw
+	Convert  map[string]any                 `toml:"convert"` // convert.go checks each entry
 }
 
 // fileValues is one configuration file, parsed and checked.
 type fileValues struct {
-	vals []fileValue    // [defaults] and [limits], in key order
-	ft   fileTables     // [backends.NAME] and [models.NAME]
-	cmds []Tool         // [tools.NAME], checked (tools.go)
-	raw  map[string]any // the whole file as decoded, for its claims (trust.go)
+	vals []fileValue          // [defaults] and [limits], in key order
+	ft   fileTables           // [backends.NAME] and [models.NAME]
+	cmds []Tool               // [tools.NAME], checked (tools.go)
+	conv map[string]Converter // [convert], checked (convert.go)
+	raw  map[string]any       // the whole file as decoded, for its claims (trust.go)
 }
 
 // fileValue is one key of [defaults] or [limits]: its value of the kind's Go type, and as written.
@@ -211,6 +213,9 @@ func parseFile(path string, data []byte) (*fileValues, error) {
 	if v.cmds, err = parseTools(path, v.raw["tools"]); err != nil {
 		return nil, err
 	}
+	if v.conv, err = parseConverters(path, v.ft.Convert); err != nil {
+		return nil, err
+	}
 	for _, table := range []struct {
 		name string
 		vals map[string]any
@@ -241,6 +246,7 @@ func (c *Config) apply(v *fileValues, src Source) {
 	}
 	c.mergeModels(v.ft, src)
 	c.mergeTools(v.cmds, src)
+	c.mergeConverters(v.conv, src)
 }
 
 // mergeModels adds a file's [backends.NAME] and [models.NAME] tables, each replacing the table of
@@ -298,6 +304,7 @@ var tableFields = map[string][]string{
 	"backends": tomlTags(reflect.TypeFor[llm.BackendSettings]()),
 	"models":   tomlTags(reflect.TypeFor[llm.ModelSettings]()),
 	"tools":    nil, // parseTools checks a tool's keys
+	"convert":  nil, // parseConverters checks an entry's keys, as written
 }
 
 // tomlTags lists the toml names of t's fields, embedded structs' included.
@@ -319,8 +326,8 @@ func tomlTags(t reflect.Type) []string {
 // fields inside a model's extra table are free-form (they are sent as given).
 func unknownKeys(path string, keys []toml.Key) error {
 	for i, k := range keys {
-		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" || len(k) >= 2 && k[0] == "tools" {
-			continue // free-form (sent as given), or read and checked by parseTools
+		if len(k) >= 4 && k[0] == "models" && k[2] == "extra" || len(k) >= 2 && k[0] == "tools" || len(k) >= 3 && k[0] == "convert" {
+			continue // free-form (sent as given), or read and checked by parseTools or parseConverters
 		}
 		if len(k) == 1 && (k[0] == "backends" || k[0] == "models") {
 			continue

@@ -189,6 +189,7 @@ func (c *Config) claims(f *fileValues) []Claim {
 			out = append(out, Claim{Key: x.s.key, Value: tomlText(x.raw), Note: note})
 		}
 	}
+	out = append(out, convertClaims(f.raw)...)
 	for _, table := range []string{"backends", "models", "tools"} {
 		t, _ := f.raw[table].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(t)) {

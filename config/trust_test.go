@@ -109,6 +109,8 @@ func TestUntrustedProject(t *testing.T) {
 		tc{"a budget above the user's", "[limits]\nmax_cost = 2\n", "[limits]\nmax_cost = 1\n", []string{"limits.max_cost"}},
 		tc{"no budget under the user's", "[limits]\nmax_cost = 0\n", "[limits]\nmax_cost = 1\n", []string{"limits.max_cost"}},
 		tc{"a budget under the user's", "[limits]\nmax_cost = 0.5\n", "[limits]\nmax_cost = 1\n", nil},
+		tc{"converter", "[convert]\npdf = [\"pdftotext\", \"{path}\", \"-\"]\n", "", []string{"convert.pdf"}},
+		tc{"converter table", "[convert]\ndocx = { exec = [\"pandoc\", \"{path}\"], timeout = 5 }\n", "", []string{"convert.docx"}},
 		tc{"lowered and raised", "[limits]\nmax_calls = 5\nmax_tokens = 2000000\n", "", []string{"limits.max_tokens"}},
 	)
 	for _, tt := range tests {

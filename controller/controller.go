@@ -55,6 +55,17 @@ type Config struct {
 	SubQuery func(ctx context.Context, prompt, model string) (string, error)
 
 	Observer Observer // may be nil
+
+	// Converted names the context files that are the text of another file, made by a converter
+	// ([convert]): the first message names the original and the program instead of the text file.
+	Converted []Converted
+}
+
+// Converted is a context file made by a converter from the file the user named.
+type Converted struct {
+	Path      string // the text file, as in Session.Contexts
+	Original  string // the file the user named
+	Converter string // the program that printed the text
 }
 
 // Outcome is what a run produced. Err is nil exactly when Answer is set.

@@ -21,6 +21,28 @@ type docMeta struct {
 	Bytes      int64
 	Head, Tail string
 	Text       string // the whole text, only when the whole input is under DirectThreshold
+	Converter  string // the program that made this text of Original ([convert]); "" for none
+	Original   string
+}
+
+// origins marks the documents that are the text of another file (Config.Converted).
+func (m contextMeta) origins(conv []Converted) {
+	for i, d := range m.docs {
+		for _, c := range conv {
+			if c.Path == d.Path {
+				m.docs[i].Original, m.docs[i].Converter = c.Original, c.Converter
+			}
+		}
+	}
+}
+
+// file names the document's file for the model: its base name, or the original's and the
+// program that converted it ("contract.pdf, converted to text by pdftotext").
+func (d docMeta) file() string {
+	if d.Converter == "" {
+		return filepath.Base(d.Path)
+	}
+	return fmt.Sprintf("%s, converted to text by %s", filepath.Base(d.Original), filepath.Base(d.Converter))
 }
 
 // contextMeta describes the run's context files.
@@ -130,8 +152,8 @@ func readAll(d *tools.Doc) (string, error) {
 func (m contextMeta) text() string {
 	var b strings.Builder
 	for _, d := range m.docs {
-		if len(m.docs) > 1 {
-			fmt.Fprintf(&b, "=== %s (%s) ===\n", d.Name, filepath.Base(d.Path))
+		if len(m.docs) > 1 || d.Converter != "" {
+			fmt.Fprintf(&b, "=== %s (%s) ===\n", d.Name, d.file())
 		}
 		t := d.Text
 		b.WriteString(t)
@@ -155,7 +177,7 @@ func (m contextMeta) firstMessage(question string) string {
 			handle += " (also named context)"
 		}
 		fmt.Fprintf(&b, "Context file %s: %s, %s characters, %s lines, %s bytes. In code: %s.%s\n",
-			d.Name, filepath.Base(d.Path), num(d.Chars), num(shownLines(d)), num(d.Bytes), handle, crlfNote(d))
+			d.Name, d.file(), num(d.Chars), num(shownLines(d)), num(d.Bytes), handle, crlfNote(d))
 		if d.Tail == "" {
 			fmt.Fprintf(&b, "All of it:\n%s\n", fence(d.Head))
 			continue

@@ -24,6 +24,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 		cfg.Session.Indexes = tools.NewIndexes("", nil)
 	}
 	meta, err := describe(cfg.Session.Indexes, cfg.Session.Contexts, cfg.Mode == Direct)
+	meta.origins(cfg.Converted)
 	if err != nil {
 		return Outcome{Err: fault.Wrap(fault.Logic, err, "reading the context files")}
 	}

@@ -183,6 +183,15 @@ const (
 	ToolParams      = 8                // parameters of one tool
 )
 
+// Converters ([convert] in rlm.toml): what one conversion of an input to text may take when its
+// entry leaves it at zero, and the bounds an entry may set.
+const (
+	ConvertTimeout    = 2 * time.Minute // one run of a converter: its process group is killed then
+	ConvertBytes      = 64 * MiB        // the text a converter may print; a longer one fails the run
+	ConvertMaxTimeout = 24 * time.Hour  // the longest timeout an entry may set
+	ConvertMaxBytes   = 1 * GiB         // the most text an entry may allow (the parent holds it in memory)
+)
+
 // Or is v, or d when v is zero or less: a limit left at zero means its default, never
 // "unlimited", and a negative one is not a limit either. Every package fills its defaults in
 // through it, so the rule is written once.

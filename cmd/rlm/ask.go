@@ -106,7 +106,7 @@ func (f *runFlags) check(stderr io.Writer) error {
 	if err := f.sessionFlags.check(stderr); err != nil {
 		return err
 	}
-	_, err := existingFiles(f.ctxFiles)
+	_, err := existingFiles(f.ctxFiles, f.conf)
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/internal/convert/cache"
 	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -30,8 +31,8 @@ func newCleanCmd() *cobra.Command {
   rlm clean --older-than 7d          # keep a week`,
 		Long: `Clean deletes what finished runs left under RLM_HOME that is older than --older-than (default
 30 days): trace files and sub-call prompts (traces/), per-task workspaces (work/), the audit rows of
-finished tasks, PID files of processes that no longer exist, and the indexes of inputs that
-changed or are gone (index/), whatever their age. Log files expire by themselves
+finished tasks, PID files of processes that no longer exist, and the indexes and converted texts
+([convert]) of inputs that changed or are gone (index/), whatever their age. Log files expire by themselves
 after 30 days. Running tasks and their files are never touched. --dry-run lists without deleting.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,6 +80,11 @@ func clean(out io.Writer, dir string, before time.Time, dryRun bool) error {
 	if err != nil {
 		fmt.Fprintf(out, "could not list the index cache: %v\n", err)
 	}
+	texts, err := cache.Stale(home.Converted(dir))
+	if err != nil {
+		fmt.Fprintf(out, "could not list the converted texts: %v\n", err)
+	}
+	stale = append(stale, texts...)
 	for _, p := range stale {
 		remove(out, p, dryRun)
 		n++

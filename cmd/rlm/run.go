@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/config"
+	"github.com/rlm-sandbox/rlm/internal/convert"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -64,7 +65,7 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 // every session the command opens, so that :reset and :lang keep it; the command removes it at
 // the end when nothing was written to it (files.Workspace.Finish).
 func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
-	ctxFiles, err := existingFiles(f.ctxFiles)
+	ctxFiles, err := existingFiles(f.ctxFiles, nil)
 	if err != nil {
 		return rlm.SessionOptions{}, err
 	}
@@ -156,8 +157,10 @@ one object instead:
 A default workspace that was written to is named on stderr ("[agent:rlm] the code wrote files
 to DIR") and in --json as "workspace"; one left empty is removed. --ctx - reads the context
 from stdin; a pipe (--ctx <(cmd)), a named pipe (whose writer has 5 s to come) and a file of
-/proc or /sys are read to their end the same way. A binary file (a NUL byte in its first 8 KiB)
-is refused, and so is a device.
+/proc or /sys are read to their end the same way. A binary file (a PDF, or a NUL byte in its
+first 8 KiB) is refused, and so is a device, unless a converter of rlm.toml's [convert] takes its
+extension: its text is then the context, kept in $RLM_HOME/index for the next run (README: Your
+own tools).
 
 What the code or the model wrote is printed with its control characters escaped (ESC, BEL, C1
 and bidi controls), so that it cannot act on a terminal; --raw prints the answer as it is.
@@ -255,9 +258,14 @@ func scriptLang(f runFlags) (source.Lang, error) {
 	return l, nil
 }
 
-// existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file.
-func existingFiles(paths []string) ([]string, error) {
-	abs, err := files.Contexts(paths, "--ctx")
+// existingFiles resolves the --ctx files, refusing a missing file, a directory and a binary file
+// that no converter of conf ([convert]; nil: none) takes.
+func existingFiles(paths []string, conf *config.Config) ([]string, error) {
+	var converted func(string) bool
+	if conf != nil && len(conf.Convert) > 0 {
+		converted = func(p string) bool { _, ok := conf.Convert[convert.Ext(p)]; return ok }
+	}
+	abs, err := files.Inputs(paths, "--ctx", converted)
 	if err != nil {
 		return nil, usageError{err}
 	}

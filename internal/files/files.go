@@ -18,6 +18,12 @@ import (
 // a file of /proc or /sys (the command line saves both to a file first). label names the option
 // in messages ("--ctx", "file").
 func Contexts(paths []string, label string) ([]string, error) {
+	return Inputs(paths, label, nil)
+}
+
+// Inputs is Contexts, except that a file converted says which files a converter turns into text
+// ([convert]): those need not be text, and are checked to be regular files only. nil: none.
+func Inputs(paths []string, label string, converted func(path string) bool) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -34,7 +40,13 @@ func Contexts(paths []string, label string) ([]string, error) {
 		if KindOf(abs) == Kernel {
 			return nil, kernelFile(label, p)
 		}
-		if err := text(label, p, abs); err != nil {
+		if converted != nil && converted(abs) {
+			f, err := tools.OpenRegular(abs)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			f.Close()
+		} else if err := text(label, p, abs); err != nil {
 			return nil, err
 		}
 		out = append(out, abs)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rlm-sandbox/rlm/internal/convert"
 )
 
 // Kind is what a context file the caller names is, for whether rlm can map it as it is.
@@ -114,10 +116,11 @@ func samePipe(label, path string, fd int, before *unix.Stat_t) (*os.File, error)
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// CheckText refuses the start of a context (its first 8 KiB) that is not text: a NUL byte (the
-// test git and grep use), or a UTF-16 byte-order mark. The model explores text; a binary file
-// would reach it as noise. name is the file or stream as the user named it; file says whether
-// it is a file, which the advice's commands then name.
+// CheckText refuses the start of a context (its first 8 KiB) that is not text: a PDF (it starts
+// with "%PDF-", and may hold no NUL byte that early), a NUL byte (the test git and grep use), or
+// a UTF-16 byte-order mark. The model explores text; a binary file would reach it as noise. name
+// is the file or stream as the user named it; file says whether it is a file, which the advice's
+// commands then name, with the [convert] entry (rlm.toml) that would turn it into text.
 func CheckText(label, name string, head []byte, file bool) error {
 	src, out := name, name+".txt"
 	if !file {
@@ -126,10 +129,38 @@ func CheckText(label, name string, head []byte, file bool) error {
 	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
 		return fmt.Errorf("%s %s is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8 %s > %s)", label, name, src, out)
 	}
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return fmt.Errorf("%s %s is a binary file (a NUL byte at offset %d); rlm reads text: pass a text file, or extract its text first (such as strings %s > %s)", label, name, i, src, out)
+	what := ""
+	if bytes.HasPrefix(head, []byte("%PDF-")) {
+		what = "a PDF"
+	} else if i := bytes.IndexByte(head, 0); i >= 0 {
+		what = fmt.Sprintf("a NUL byte at offset %d", i)
+	} else {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%s %s is a binary file (%s); rlm reads text: pass a text file, extract its text first (such as strings %s > %s), or %s", label, name, what, src, out, convertAdvice(name, file))
+}
+
+// convertAdvice says how to name a converter for a file like name: a [convert] entry for its
+// extension, with a real command for the extensions converterExamples knows.
+func convertAdvice(name string, file bool) string {
+	ext := convert.Ext(name)
+	if !file || convert.CheckExt(ext) != nil {
+		return "save it to a file and name a converter for its extension in rlm.toml ([convert], README: Your own tools)"
+	}
+	cmd, ok := converterExamples[ext]
+	if !ok {
+		cmd = `["PROGRAM", "{path}"]`
+	}
+	return fmt.Sprintf("name a converter for .%s files in rlm.toml: [convert] %s = %s (README: Your own tools)", ext, ext, cmd)
+}
+
+// converterExamples are commands that print the text of files of a few common types, for the
+// advice of a refused binary input.
+var converterExamples = map[string]string{
+	"pdf":  `["pdftotext", "-layout", "{path}", "-"]`,
+	"docx": `["pandoc", "--to", "plain", "{path}"]`,
+	"odt":  `["pandoc", "--to", "plain", "{path}"]`,
+	"epub": `["pandoc", "--to", "plain", "{path}"]`,
 }
 
 // HeadBytes is how much of a context CheckText looks at.

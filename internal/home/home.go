@@ -27,6 +27,7 @@ const (
 	logsDir       = "logs"           // daily logs
 	tracesDir     = "traces"         // one JSONL trace per run
 	indexDir      = "index"          // cached indexes of inputs
+	textDir       = "text"           // inputs converted to text ([convert]), under index/text
 	runDir        = "run"            // PID files of running tasks
 	workDir       = "work"           // per-task and per-session workspaces
 	natsDir       = "nats"           // the embedded NATS server's store (rlm batch)
@@ -114,6 +115,9 @@ func Traces(dir string) string { return filepath.Join(dir, tracesDir) }
 
 // Index is the directory of the inputs' cached indexes.
 func Index(dir string) string { return filepath.Join(dir, indexDir) }
+
+// Converted is the cache of inputs converted to text by a [convert] entry, in the index cache.
+func Converted(dir string) string { return filepath.Join(dir, indexDir, textDir) }
 
 // Run is the directory of the running tasks' PID files.
 func Run(dir string) string { return filepath.Join(dir, runDir) }
