@@ -237,9 +237,14 @@ func TestDirectModeForSmallInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &scripted{replies: []string{"teal"}}
-	out := Run(context.Background(), Config{Question: "colour?", Model: m, Session: repl.Options{Contexts: []string{p}, Worker: testWorker}})
+	obs := &recording{}
+	out := Run(context.Background(), Config{Question: "colour?", Model: m, Session: repl.Options{Contexts: []string{p}, Worker: testWorker}, Observer: obs})
 	if out.Err != nil || out.Answer != "teal" || out.Mode != Direct {
 		t.Fatalf("got %q, %v, mode %d; want teal from a direct call", out.Answer, out.Err, out.Mode)
+	}
+	// The user is told that no code ran, and how to have it run.
+	if want := "the input is 19 characters, under 50000: one model call answers with the whole input in its prompt, no code runs (--rlm to explore it with the REPL loop instead)"; strings.Join(obs.progress, "|") != want {
+		t.Errorf("progress = %q; want %q", obs.progress, want)
 	}
 	if !strings.Contains(m.seen[0][1].Content, "the colour is teal") {
 		t.Errorf("a direct call must carry the context")

@@ -124,16 +124,18 @@ func TestRunScript(t *testing.T) {
 // recording is an Observer that keeps what it is told.
 type recording struct {
 	nopObserver
-	cells []Cell
-	subs  []SubCall
-	its   []Iteration
-	busy  []string
+	cells    []Cell
+	subs     []SubCall
+	its      []Iteration
+	busy     []string
+	progress []string
 }
 
 func (r *recording) Cell(c Cell)            { r.cells = append(r.cells, c) }
 func (r *recording) SubCall(sc SubCall)     { r.subs = append(r.subs, sc) }
 func (r *recording) Iteration(it Iteration) { r.its = append(r.its, it) }
 func (r *recording) Busy(what string)       { r.busy = append(r.busy, what) }
+func (r *recording) Progress(msg string)    { r.progress = append(r.progress, msg) }
 
 // TestFeedbackVariablesHaveTypes: the variables line gives each variable's type, and its
 // length when it has one, as the session language writes them.

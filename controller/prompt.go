@@ -74,10 +74,11 @@ func langNotes(lang string) []string {
 		return []string{
 			"ES2022 (goja) in strict mode; the API is synchronous. No modules (import, require), no top-level await (call an async function: its promises settle before the block ends), no timers. Missing: Intl (toLocaleString does not group digits), Object.groupBy and Map.groupBy, structuredClone, async generators, TextEncoder, URL. Present beyond ES2022: findLast, toSorted, toReversed, with.",
 			contexts + " They are handles: pass them to the API.",
-			"print(a, b) joins its arguments with spaces: strings as they are, objects and arrays as JSON, a Map as Map(n) {k => v}; console.log, .error, .warn and .info are print.",
-			"search, count and grep take a regex as a string or a RegExp literal (/x/i, /x/m and /x/s become (?i), (?m) and (?s); other flags are ignored), in the syntax of " + re2 + ".",
+			"print(a, b) joins its arguments with spaces: strings as they are, objects and arrays as JSON (inside them undefined and functions are null, or left out of an object), a Map as Map(n) {k => v} and a Set as Set(n) {v} at any depth; console.log, .error, .warn and .info are print. A block's last value is not shown: print it.",
+			"A search page is an array that also has total (0 on an empty page), truncated and next (the from of the next page; total on the last one).",
+			"search, count and grep take a regex as a string or a RegExp literal (/x/i, /x/m and /x/s become (?i), (?m) and (?s); other flags are ignored; inside a literal an inline flag, /(?m)^x/, is a syntax error), in the syntax of " + re2 + ".",
 			"Offsets and lengths in the API count characters (Unicode code points), but JavaScript strings count UTF-16 units: s.length and s.slice(i, j) drift from them after any character above U+FFFF (emoji, some CJK); [...s].length counts characters.",
-			"A later block may declare a top-level let or const again. A top-level variable named like a context tool (" + hidable + ") hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function. A top-level declaration of another API name or of a built-in (print, context, JSON, Map, escape, …) is refused.",
+			"A later block may declare a top-level let or const again. A top-level variable named like a context tool (" + hidable + ") hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function. A top-level declaration of another API name or of a built-in (print, context, JSON, Map, escape, …) is refused; browser globals do not exist (top, name, status, location, … are names like any other).",
 			"FINAL of a non-string is JSON: a Map becomes an object (an array of [key, value] pairs if a key is not a string), a Set an array, a Date its ISO string; FINAL(undefined) is an error.",
 			"A host function that fails throws an Error whose message says how to fix the call; an uncaught one stops the block.",
 			"Before a block runs, a validator rejects eval and Function, Reflect and Proxy, globalThis and top-level this, require, process and import(), with, .constructor, .__proto__ and .prototype, names starting with _, and loops that can never exit; self, window, global, frames, module and exports only as names you declare. Its message says what to write instead.",
@@ -87,7 +88,9 @@ func langNotes(lang string) []string {
 		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\", or added imports \"strings\", \"regexp\"); imports persist across blocks.",
 		contexts + " Types (the API list above writes fields as JSON does; in Go they are exported, e.g. line_text is LineText): " + goTypes() + ".",
 		"search, count and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
-		"print(a, b) is fmt.Println(a, b): the call is rewritten to it, so it formats exactly as fmt.Println does.",
+		"print(a, b) is fmt.Println(a, b): the call is rewritten to it everywhere (inside functions too, with no import of fmt needed), so it formats exactly as fmt.Println does.",
+		"Generics, min and max, and range over an int and over a function (an iterator) work. Unused variables and imports are not errors. Functions a block declares see its top-level variables, and x, err := …; y, err := … is fine at the top level. A variable named like a package (path, url, sort, …) hides it as in Go: write p, u, … instead.",
+		"An empty search page has no element to read Total from: count(ctx, regex) gives the total.",
 		"Offsets and lengths in the API count characters (Unicode code points), but Go strings are bytes: len(s) and s[i:j] count bytes, so use []rune(s) or utf8.RuneCountInString(s) before mixing them with peek or search offsets.",
 		"A later block may declare a top-level name again (x := … replaces x). A top-level variable named like an API function (" + hidable + ", …) hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function.",
 		"FINAL of a non-string is what encoding/json writes: unexported struct fields are left out ({}), so format a string or export the fields.",
@@ -129,7 +132,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 
 func memoryLine(cfg Config) string {
 	if cfg.Session.Lang == "js" {
-		return "Memory: a block is stopped when the REPL's live heap passes " + mib(limits.JSHeap(cfg.Session.WorkerMemory)) + "; the REPL then restarts (see Crashes)."
+		return "Memory: a block is stopped when the REPL's live heap passes " + mib(limits.JSHeap(cfg.Session.WorkerMemory)) + "; the REPL then restarts (see Crashes). Text costs 1 byte a character if ASCII, else 2; an array about 30 bytes an element more (at 256 MiB, 3 million short strings fit, 10 million do not)."
 	}
 	mem := cfg.Session.WorkerMemory
 	if mem <= 0 {

@@ -33,6 +33,9 @@ func Run(ctx context.Context, cfg Config) Outcome {
 		return Outcome{Mode: Direct, Err: fault.New(fault.Limit, "the input is %d characters; one prompt takes at most %d: drop --direct to explore it with the REPL loop", meta.chars(), MaxDirectChars)}
 	}
 	if mode == Direct {
+		if cfg.Mode == Auto {
+			cfg.Observer.Progress(fmt.Sprintf("the input is %d characters, under %d: one model call answers with the whole input in its prompt, no code runs (--rlm to explore it with the REPL loop instead)", meta.chars(), DirectThreshold))
+		}
 		return runDirect(ctx, cfg, meta)
 	}
 	if cfg.Mode == Loop && meta.chars() < DirectThreshold {

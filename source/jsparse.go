@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/dop251/goja/parser"
 )
@@ -85,4 +86,20 @@ func (p *pass) jsSyntax(err error) {
 		}
 		p.report(p.file.offset(e.Position.Line, e.Position.Column), Syntax, e.Message)
 	}
+}
+
+// inlineFlagHint is the fix for a regex literal that starts with an inline flag, /(?m)^x/,
+// which RE2 strings take and JavaScript literals do not (goja: "Invalid group").
+func inlineFlagHint(src []byte, at int, msg string) string {
+	if !strings.HasPrefix(msg, "Invalid group") || at < 0 || at >= len(src) || src[at] != '/' {
+		return ""
+	}
+	lit := src[at+1:]
+	if i := bytes.IndexByte(lit, '\n'); i >= 0 {
+		lit = lit[:i]
+	}
+	if !bytes.Contains(lit, []byte("(?")) {
+		return ""
+	}
+	return ": a JavaScript regex literal takes no inline flags such as (?m); put the flags after it, /^x.*$/m, or pass the pattern as a string, \"(?m)^x.*$\""
 }

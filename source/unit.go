@@ -49,6 +49,10 @@ type JSUnit struct {
 	file    *File
 }
 
+// SyntaxHint is the fix to add to goja's syntax error msg at byte offset off of the source as
+// written ("" when rlm knows none): a regex literal with an inline flag, /(?m)^x/.
+func (u *JSUnit) SyntaxHint(off int, msg string) string { return inlineFlagHint(u.file.src, off, msg) }
+
 // Position resolves a goja index against the source as written.
 func (u *JSUnit) Position(idx jsfile.Idx) fault.Position {
 	return u.file.Position(int(idx) - 1)

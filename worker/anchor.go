@@ -25,6 +25,7 @@ type hints struct {
 	mu      sync.Mutex
 	notes   []string
 	checked map[string]bool // the calls checked again in this cell, by tool, context and pattern
+	js      bool            // the session is JavaScript: a RegExp literal takes the flag as /…/m
 }
 
 // anchored checks a search or count that found got matches in all; doc is the context it ran
@@ -37,8 +38,12 @@ func (h *hints) anchored(doc *tools.Doc, name, pattern string, got int64) {
 	if err != nil || n <= got {
 		return
 	}
-	h.add(fmt.Sprintf("note: %s(%s, %q) found %s: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %q finds %s.",
-		name, doc.Name(), pattern, matches(got), "(?m)"+pattern, matches(n)))
+	fix := fmt.Sprintf("%q", "(?m)"+pattern)
+	if h.js {
+		fix += " (or the literal /" + strings.ReplaceAll(pattern, "/", `\/`) + "/m)"
+	}
+	h.add(fmt.Sprintf("note: %s(%s, %q) found %s: ^ and $ match only at the start and end of the whole context; with (?m) in front they match at each line, and %s finds %s.",
+		name, doc.Name(), pattern, matches(got), fix, matches(n)))
 }
 
 // matches counts in words: "nothing", "1 match", "15,975 matches".

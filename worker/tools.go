@@ -32,6 +32,7 @@ func openLocalTools(cfg Config) (*localTools, error) {
 		return nil, err
 	}
 	lim := cfg.Limits
+	lt.hints.js = cfg.Lang == "js"
 	lt.fileCalls = tools.NewCounter("file-tool call", lim.FileCalls, fileCallsHint())
 	// The roots are descriptors the parent opened; opens through them stay subject to DAC and
 	// Landlock. A root or workspace the user named that the worker cannot use refuses the worker.

@@ -792,7 +792,7 @@ func TestMessages(t *testing.T) {
 		{"no new variables", "x := 1\nx := 2\nprint(x)", "cell.go:2:3: no new variables on left side of :="},
 		{"method on a slice", "s := []int{1}\ns.Push(2)", "cell.go:2:3: s.Push undefined (type []int has no field or method Push)"},
 		{"API called wrongly", "s := peek(context, 0, 10, 5)\nprint(s)", "cell.go:1:27: too many arguments in call to peek\n\thave (Context, number, number, number)\n\twant (Context, int, int)"},
-		{"an API function hidden by a variable", "text := peek(context, 0, 10)\nall := text(context)\nprint(len(all))", "cell.go:2:8: invalid operation: cannot call text (variable of type string): string is not a function; a top-level variable named text hides the API function text for the rest of this session; name top-level variables otherwise (n, txt, ...) so the API stays reachable"},
+		{"an API function hidden by a variable", "text := peek(context, 0, 10)\nall := text(context)\nprint(len(all))", "cell.go:2:8: invalid operation: cannot call text (variable of type string): string is not a function; this block's top-level variable text would hide the API function text, so the block did not run; name the variable otherwise (n, txt, ...) so the API stays reachable"},
 		{"an expression alone", "x := 3\nx", "cell.go:2:1: x (variable of type int) is not used; print a value to see it: print(...)"},
 		{"several errors", "a := b\nc := d", "cell.go:1:6: undefined: b\ncell.go:2:6: undefined: d"},
 		{"index out of range", "xs := []int{1, 2}\ni := 5\nprint(xs[i])", "cell.go:3:1: panic: runtime error: index out of range"},

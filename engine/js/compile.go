@@ -74,7 +74,7 @@ func compileAST(prg *ast.Program, unit *source.JSUnit) (p *goja.Program, err err
 	var off = -1
 	switch ce := err.(type) {
 	case *goja.CompilerSyntaxError:
-		msg, off = "SyntaxError: "+ce.Message, ce.Offset
+		msg, off = "SyntaxError: "+ce.Message+unit.SyntaxHint(ce.Offset, ce.Message), ce.Offset
 	case *goja.CompilerReferenceError:
 		msg, off = "ReferenceError: "+ce.Message, ce.Offset
 	default:

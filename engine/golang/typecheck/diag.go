@@ -85,6 +85,9 @@ func (c *Cell) hint(e types.Error, msg string, quals map[token.Pos]string) strin
 	}
 	if m := shadowedCall.FindStringSubmatch(msg); m != nil {
 		if _, api := engine.Lookup(m[1]); api {
+			if _, earlier := c.prior[m[1]].(*types.Var); !earlier { // declared by this block, which therefore did not run
+				return "; this block's top-level variable " + m[1] + " would hide the API function " + m[1] + ", so the block did not run; name the variable otherwise (n, txt, ...) so the API stays reachable"
+			}
 			return "; a top-level variable named " + m[1] + " hides the API function " + m[1] + " for the rest of this session; name top-level variables otherwise (n, txt, ...) so the API stays reachable"
 		}
 	}
