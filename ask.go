@@ -343,13 +343,13 @@ func (r *run) finish(ctx context.Context, o outcome) (Result, error) {
 	case o.err != nil:
 		msg = fmt.Sprintf("failed (%s)", failLabel(ctx, o.err))
 	case o.script:
-		msg = fmt.Sprintf("completed in %s: %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.subCalls)
+		msg = fmt.Sprintf("completed in %s: %s", time.Since(r.started).Round(time.Millisecond), counted(o.subCalls, "sub-call"))
 	default:
-		msg = fmt.Sprintf("completed in %s: %d iterations, %d sub-calls", time.Since(r.started).Round(time.Millisecond), o.iterations, o.subCalls)
+		msg = fmt.Sprintf("completed in %s: %s, %s", time.Since(r.started).Round(time.Millisecond), counted(o.iterations, "iteration"), counted(o.subCalls, "sub-call"))
 	}
 	if r.client != nil {
 		sp := r.client.Spent()
-		msg += fmt.Sprintf("; %d API calls, %d tokens, cost %s", sp.Calls, sp.Tokens, sp.Cost)
+		msg += fmt.Sprintf("; %s, %s, cost %s", counted(sp.Calls, "API call"), counted(sp.Tokens, "token"), sp.Cost)
 	}
 	r.prog.line("%s", msg)
 	r.prog.emit(Event{Kind: EventFinished, Message: msg, Result: &res})

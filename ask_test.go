@@ -146,7 +146,7 @@ func TestAskProgress(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "[agent:demo] starting (task ") ||
-		!strings.HasPrefix(lines[1], "[agent:demo] iteration 1: 1 cell, 0 sub-calls; used so far: 1 API calls, ") ||
+		!strings.HasPrefix(lines[1], "[agent:demo] iteration 1: 1 cell, 0 sub-calls; used so far: 1 API call, ") ||
 		!strings.HasPrefix(lines[3], "[agent:demo] completed in ") || !strings.HasSuffix(lines[3], ", cost unknown") {
 		t.Errorf("progress:\n%s", b.String())
 	}

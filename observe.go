@@ -160,9 +160,17 @@ func (o *recorder) Iteration(it controller.Iteration) {
 	sp := o.r.client.Spent()
 	o.warn(o.rec.DB.RecordSpent(context.Background(), o.rec.Task, record.Spent(sp)))
 	o.mu.Unlock()
-	msg := fmt.Sprintf("iteration %d: %s, %d sub-calls; used so far: %d API calls, %d tokens, cost %s", it.Step, cellsLabel(it.Cells), len(it.SubCalls), sp.Calls, sp.Tokens, sp.Cost)
+	msg := fmt.Sprintf("iteration %d: %s, %s; used so far: %s, %s, cost %s", it.Step, cellsLabel(it.Cells), counted(len(it.SubCalls), "sub-call"), counted(sp.Calls, "API call"), counted(sp.Tokens, "token"), sp.Cost)
 	o.prog.line("%s", msg)
 	o.prog.emit(Event{Kind: EventIteration, Step: it.Step, Message: msg})
+}
+
+// counted is n and the noun, plural unless n is 1: "1 sub-call", "3 API calls".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // cellsLabel counts an iteration's cells and says how many failed, with the first failure's

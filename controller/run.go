@@ -259,7 +259,7 @@ func streakFix(err error, blockTimeout time.Duration) string {
 
 // streakWarning is added to the feedback when one more failed reply ends the run.
 func streakWarning(n int) string {
-	return fmt.Sprintf("Warning: no block has worked in your last %d replies; if none works in your next reply, the run ends. Fix the error above first, with a small block that is sure to run.\n", n)
+	return fmt.Sprintf("Warning: no block has worked in your last %d replies (a block that stops with an error counts as not working, even after it printed); if none works in your next reply, the run ends. Fix the error above first, with a small block that is sure to run.\n", n)
 }
 
 // ctxErr turns the end of the run's context into a fault; limit is the run's time limit, named
