@@ -160,6 +160,10 @@ func (sh *shell) open(lang string) error {
 	}
 	if sh.s != nil {
 		sh.s.Close()
+	} else { // the first open says how inputs became text; :reset and :lang open the same again
+		for _, c := range s.Conversions() {
+			fmt.Fprintf(sh.err, "rlm: %s\n", c)
+		}
 	}
 	sh.s, sh.lang = s, l
 	return nil
