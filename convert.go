@@ -42,9 +42,6 @@ func checkConverters(m map[string]Converter) error {
 	return nil
 }
 
-// converted reports whether a converter takes the file at path.
-func (s *settings) converted(path string) bool { return takes(s.Convert)(path) }
-
 // takes is files.Inputs' test of the files a converter of m takes (nil when m has none: every
 // input must then be text).
 func takes(m map[string]Converter) func(path string) bool {

@@ -45,6 +45,11 @@ the line. Input from a pipe is read line by line, so agents and tests can feed c
 cell's output, FINAL value and error go to stdout in order, and rlm exits 1 when a cell failed.
 A line that ends with an operator (x := 1 +) goes on on the next line.
 
+A binary --ctx file (a PDF, or a NUL byte in its first 8 KiB) is refused unless a converter of
+rlm.toml's [convert] takes its extension: as in rlm run, its text is then the context, from
+$RLM_HOME/index when the file has not changed, and stderr says which program made it (the
+original's directory is then no root: --root DIR for the files beside it).
+
 ` + filesHelp + `
 The workspace stays the same across :reset and :lang; :limits shows it.`,
 		Args: noArgs,
