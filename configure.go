@@ -28,7 +28,7 @@ func (o *Options) Configure(c *config.Config) error {
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
 	tools, terr := CommandTools(c)
 	o.Tools = append(o.Tools, tools...)
-	o.Convert = converters(c.Convert)
+	o.Convert = Converters(c)
 	lc, err := c.LLM(nil)
 	if err != nil {
 		lc = llm.Config{MaxCalls: l.MaxCalls, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost}
@@ -43,14 +43,16 @@ func (o *Options) Configure(c *config.Config) error {
 	return err
 }
 
-// converters are the [convert] entries as Options.Convert.
-func converters(m map[string]config.Converter) map[string]Converter {
-	if len(m) == 0 {
+// Converters are c's [convert] entries (rlm.toml), as Options.Convert and SessionOptions.Convert
+// take them; nil when there are none.
+func Converters(c *config.Config) map[string]Converter {
+	if c == nil || len(c.Convert) == 0 {
 		return nil
 	}
+	m := c.Convert
 	out := make(map[string]Converter, len(m))
-	for ext, c := range m {
-		out[ext] = Converter{Exec: c.Exec, Timeout: c.Timeout, MaxOutput: c.MaxOutput}
+	for ext, conv := range m {
+		out[ext] = Converter{Exec: conv.Exec, Timeout: conv.Timeout, MaxOutput: conv.MaxOutput}
 	}
 	return out
 }

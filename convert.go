@@ -42,53 +42,92 @@ func checkConverters(m map[string]Converter) error {
 	return nil
 }
 
-// converted reports whether a converter takes the file at path.
-func (s *settings) converted(path string) bool {
-	_, ok := s.Convert[convert.Ext(path)]
-	return ok
+// takes is files.Inputs' test of the files a converter of m takes (nil when m has none: every
+// input must then be text).
+func takes(m map[string]Converter) func(path string) bool {
+	if len(m) == 0 {
+		return nil
+	}
+	return func(path string) bool { _, ok := m[convert.Ext(path)]; return ok }
 }
 
-// convertInputs puts in place of each context file a converter takes the text it gives (from
-// the index cache when the file has not changed since), and tells the controller which file and
-// program each text came from. It says on the progress lines what it did, and how long it took.
-func (r *run) convertInputs(ctx context.Context) error {
-	texts := cache.Cache{Dir: home.Converted(r.Home)}
-	for i, p := range r.files {
-		c, ok := r.Convert[convert.Ext(p)]
+// Conversion says how one input became text (Options.Convert, SessionOptions.Convert).
+type Conversion struct {
+	Original  string        // the file converted, absolute
+	Text      string        // the text file the code reads in its place
+	Converter string        // the program, as configured (the command's first word)
+	Cached    bool          // the text came from the index cache: the converter did not run
+	Kept      bool          // the text is in the index cache for the next run or session
+	Took      time.Duration // the conversion's time (0 when Cached)
+	Bytes     int64         // the text's size
+}
+
+// String is the line rlm prints of it: "contract.pdf: converted to text by pdftotext in 41ms
+// (5210 bytes), kept in the index cache", or "…: its text (5210 bytes, by pdftotext) from the
+// index cache".
+func (c Conversion) String() string {
+	name, took := filepath.Base(c.Original), c.Took.Round(time.Millisecond)
+	switch {
+	case c.Cached:
+		return fmt.Sprintf("%s: its text (%d bytes, by %s) from the index cache", name, c.Bytes, c.Converter)
+	case c.Kept:
+		return fmt.Sprintf("%s: converted to text by %s in %s (%d bytes), kept in the index cache", name, c.Converter, took, c.Bytes)
+	}
+	return fmt.Sprintf("%s: converted to text by %s in %s (%d bytes), not cached: it changed in the last few seconds", name, c.Converter, took, c.Bytes)
+}
+
+// conversionOf describes a converted text.
+func conversionOf(t cache.Text) Conversion {
+	return Conversion{Original: t.Original, Text: t.Path, Converter: t.Program, Cached: t.Cached, Kept: t.Kept, Took: t.Took, Bytes: t.Bytes}
+}
+
+// convertFiles puts in place of each file of abs that a converter of conv takes the text it
+// gives, from the index cache under RLM_HOME dir when the file has not changed since: what runs
+// and sessions do with their inputs. names are the files as given, for messages. On an error
+// the texts made so far are removed; else the caller closes them (closeTexts) when done.
+func convertFiles(ctx context.Context, dir string, conv map[string]Converter, names, abs []string) ([]cache.Text, error) {
+	c := cache.Cache{Dir: home.Converted(dir)}
+	var texts []cache.Text
+	for i, p := range abs {
+		spec, ok := conv[convert.Ext(p)]
 		if !ok {
 			continue
 		}
-		t, err := texts.Convert(ctx, "file "+r.Files[i], p, c.spec())
+		t, err := c.Convert(ctx, "file "+names[i], p, spec.spec())
 		if err != nil {
-			return err
+			closeTexts(texts)
+			return nil, err
 		}
-		r.texts = append(r.texts, t)
-		r.files[i] = t.Path
+		texts = append(texts, t)
+		abs[i] = t.Path
+	}
+	return texts, nil
+}
+
+// closeTexts removes the texts converted for one run or session only.
+func closeTexts(texts []cache.Text) {
+	for _, t := range texts {
+		t.Close()
+	}
+}
+
+// convertInputs puts the text of each context file a converter takes in its place
+// (convertFiles), tells the controller which file and program each text came from, and says
+// on the progress lines and in the log what it did and how long it took.
+func (r *run) convertInputs(ctx context.Context) error {
+	texts, err := convertFiles(ctx, r.Home, r.Convert, r.Files, r.files)
+	if err != nil {
+		return err
+	}
+	r.texts = texts
+	for _, t := range texts {
 		r.converted = append(r.converted, controller.Converted{Path: t.Path, Original: t.Original, Converter: t.Program})
-		r.noteConversion(t)
+		msg := conversionOf(t).String()
+		r.rec.Log.Info(msg, "task", r.task)
+		r.prog.line("%s", msg)
 	}
 	return nil
 }
 
-// noteConversion says on the progress lines and in the log how an input became text.
-func (r *run) noteConversion(t cache.Text) {
-	name := filepath.Base(t.Original)
-	var msg string
-	switch {
-	case t.Cached:
-		msg = fmt.Sprintf("%s: its text (%d bytes, by %s) from the index cache", name, t.Bytes, t.Program)
-	case t.Kept:
-		msg = fmt.Sprintf("%s: converted to text by %s in %s (%d bytes), kept in the index cache", name, t.Program, t.Took.Round(time.Millisecond), t.Bytes)
-	default:
-		msg = fmt.Sprintf("%s: converted to text by %s in %s (%d bytes), not cached: it changed in the last few seconds", name, t.Program, t.Took.Round(time.Millisecond), t.Bytes)
-	}
-	r.rec.Log.Info(msg, "task", r.task)
-	r.prog.line("%s", msg)
-}
-
 // closeTexts removes the texts converted for this run only.
-func (r *run) closeTexts() {
-	for _, t := range r.texts {
-		t.Close()
-	}
-}
+func (r *run) closeTexts() { closeTexts(r.texts) }

@@ -36,7 +36,7 @@ func resolve(opts Options) (settings, error) {
 		return s, err
 	}
 	var err error
-	if s.files, err = files.Inputs(s.Files, "file", s.converted); err != nil {
+	if s.files, err = files.Inputs(s.Files, "file", takes(s.Convert)); err != nil {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {

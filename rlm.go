@@ -282,7 +282,10 @@ func (e *OptionError) Is(target error) bool { return target == fault.Schema }
 type SessionOptions struct {
 	Lang  string   // "go" (default) or "js"
 	Files []string // context files, as Options.Files
-	Roots []string // more directories the file tools may read
+	// Convert turns files that are not text into text when the session opens, as
+	// Options.Convert does (the same index cache under Home); Conversions says what it did.
+	Convert map[string]Converter
+	Roots   []string // more directories the file tools may read
 	// Workspace is as Options.Workspace: "" = a new directory under Home/work, removed by
 	// Close when nothing was written to it.
 	Workspace     string
@@ -321,6 +324,10 @@ func (s *Session) Exec(ctx context.Context, code string) ExecResult { return s.e
 func (s *Session) ExecFile(ctx context.Context, name, code string) ExecResult {
 	return s.execFile(ctx, name, code)
 }
+
+// Conversions are the session's inputs that SessionOptions.Convert turned into text, in the
+// order of SessionOptions.Files; each one's String is the line rlm repl prints of it.
+func (s *Session) Conversions() []Conversion { return s.conversions() }
 
 // Vars are the session's variables as of its last cell, as that cell's ExecResult.Vars listed
 // them: none before the first cell, nor while no worker runs (after a cell that was cancelled,

@@ -2,8 +2,10 @@ package rlm
 
 import (
 	"context"
+	"slices"
 	"sync"
 
+	"github.com/rlm-sandbox/rlm/internal/convert/cache"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/repl"
@@ -13,62 +15,103 @@ import (
 
 // session is a Session's state.
 type session struct {
-	s     *repl.Session
-	tools *toolHost // serves SessionOptions.Tools; nil without them
+	s         *repl.Session
+	tools     *toolHost    // serves SessionOptions.Tools; nil without them
+	texts     []cache.Text // the inputs converted to text (SessionOptions.Convert)
+	converted []Conversion // the same, as Conversions gives them
 
 	mu     sync.Mutex
 	ws     files.Workspace
 	closed bool
 }
 
+// opening is a session's options checked, with what opening it has made so far.
+type opening struct {
+	SessionOptions
+	lang  source.Lang
+	files []string // absolute; a converted one replaced by its text
+	set   toolSet
+	texts []cache.Text
+	ws    files.Workspace
+}
+
 func openSession(ctx context.Context, o SessionOptions) (*Session, error) {
-	lang := source.Go
-	if o.Lang != "" {
-		l, err := source.ParseLang(o.Lang)
-		if err != nil {
-			return nil, &OptionError{"Lang", err}
-		}
-		lang = l
+	op := opening{SessionOptions: o}
+	if err := op.check(); err != nil {
+		return nil, err
 	}
-	ctxFiles, err := files.Contexts(o.Files, "file")
-	if err != nil {
-		return nil, &OptionError{"Files", err}
+	if err := op.prepare(ctx); err != nil {
+		return nil, err
 	}
-	set, err := checkTools(o.Tools)
-	if err != nil {
-		return nil, &OptionError{"Tools", err}
-	}
-	var ws files.Workspace
-	dir := o.Home
-	if dir == "" {
-		if dir, err = home.Dir(); err != nil {
-			return nil, &OptionError{"Home", err}
-		}
-	}
-	if o.Workspace != "" {
-		if ws.Dir, err = files.Dir(o.Workspace, dir, "workspace"); err != nil {
-			return nil, &OptionError{"Workspace", err}
-		}
-	} else {
-		if ws, err = newWorkspace(dir); err != nil {
-			return nil, err
-		}
-	}
-	var th *toolHost
-	ro := repl.Options{Lang: string(lang), Contexts: ctxFiles, Roots: o.Roots, Workspace: ws.Dir, Home: dir,
+	ro := repl.Options{Lang: string(op.lang), Contexts: op.files, Roots: o.Roots, Workspace: op.ws.Dir, Home: op.Home,
 		CellTimeout: o.CellTimeout, Limits: o.Limits, Quota: o.Quota, WorkerMemory: o.WorkerMemory, NoValidate: o.NoValidate, AllowDegraded: o.AllowDegraded,
-		Indexes: indexCache(dir, o.Warn)}
-	if set.api != nil {
-		th = newToolHost(set, ctxFiles, o.Roots, ws.Dir, dir)
-		ro.API, ro.Host = set.api, th
+		Indexes: indexCache(op.Home, o.Warn)}
+	var th *toolHost
+	if op.set.api != nil {
+		th = newToolHost(op.set, op.files, o.Roots, op.ws.Dir, op.Home)
+		ro.API, ro.Host = op.set.api, th
 	}
 	s, err := repl.Open(ctx, ro)
 	if err != nil {
 		th.Close()
-		ws.Finish()
+		op.ws.Finish()
+		closeTexts(op.texts)
 		return nil, err
 	}
-	return &Session{session{s: s, ws: ws, tools: th}}, nil
+	conv := make([]Conversion, len(op.texts))
+	for i, t := range op.texts {
+		conv[i] = conversionOf(t)
+	}
+	return &Session{session{s: s, ws: op.ws, tools: th, texts: op.texts, converted: conv}}, nil
+}
+
+// check checks the options and fills in the defaults. Its errors are *OptionError.
+func (op *opening) check() error {
+	op.lang = source.Go
+	if op.Lang != "" {
+		l, err := source.ParseLang(op.Lang)
+		if err != nil {
+			return &OptionError{"Lang", err}
+		}
+		op.lang = l
+	}
+	if err := checkConverters(op.Convert); err != nil {
+		return err
+	}
+	var err error
+	if op.files, err = files.Inputs(op.Files, "file", takes(op.Convert)); err != nil {
+		return &OptionError{"Files", err}
+	}
+	if op.set, err = checkTools(op.Tools); err != nil {
+		return &OptionError{"Tools", err}
+	}
+	if op.Home == "" {
+		if op.Home, err = home.Dir(); err != nil {
+			return &OptionError{"Home", err}
+		}
+	}
+	if op.Workspace != "" {
+		if op.ws.Dir, err = files.Dir(op.Workspace, op.Home, "workspace"); err != nil {
+			return &OptionError{"Workspace", err}
+		}
+	}
+	return nil
+}
+
+// prepare converts the inputs a converter takes (convertFiles), then creates the default
+// workspace when the options name none.
+func (op *opening) prepare(ctx context.Context) error {
+	var err error
+	if op.texts, err = convertFiles(ctx, op.Home, op.Convert, op.Files, op.files); err != nil {
+		return err
+	}
+	if op.ws.Dir == "" {
+		if op.ws, err = newWorkspace(op.Home); err != nil {
+			closeTexts(op.texts)
+			return err
+		}
+	}
+	return nil
 }
 
 // newWorkspace creates the default workspace under RLM_HOME dir, creating dir first.
@@ -87,6 +130,8 @@ func (s *session) execFile(ctx context.Context, name, code string) ExecResult {
 	return execResult(s.s.ExecFile(ctx, name, code))
 }
 
+func (s *session) conversions() []Conversion { return slices.Clone(s.converted) }
+
 func (s *session) vars() []Var { return varsOf(s.s.Vars(), s.s.Locals()) }
 
 func (s *session) workspace() string {
@@ -104,6 +149,7 @@ func (s *session) close() error {
 	s.closed = true
 	err := s.s.Close()
 	s.tools.Close()
+	closeTexts(s.texts)
 	if s.ws.Created {
 		s.ws.Dir = s.ws.Finish() // "" when it was empty and is gone
 	}

@@ -129,7 +129,8 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 	}
 	o := rlm.Options{Question: in.Question, Files: files, Roots: roots, Lang: in.Lang, Mode: mode, Home: s.opts.Home,
 		Model: s.opts.Model, Replay: s.opts.Replay, Limits: s.opts.Limits, MaxIterations: s.opts.MaxIterations,
-		Timeout: s.opts.Timeout, CellTimeout: s.opts.CellTimeout, AllowDegraded: s.opts.AllowDegraded, NoLog: s.opts.NoLog, Quiet: true, Tools: s.opts.Tools}
+		Timeout: s.opts.Timeout, CellTimeout: s.opts.CellTimeout, AllowDegraded: s.opts.AllowDegraded, NoLog: s.opts.NoLog, Quiet: true, Tools: s.opts.Tools,
+		Convert: s.opts.Convert}
 	if in.Limits == nil {
 		return o, nil
 	}

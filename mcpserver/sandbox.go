@@ -28,7 +28,7 @@ const closeDoc = `Close a sandbox session: its worker stops and its variables ar
 
 type openInput struct {
 	Lang               string   `json:"lang,omitempty" jsonschema:"the session's language: go (default) or js"`
-	Files              []string `json:"files,omitempty" jsonschema:"context files (text): the first is context, then ctx0, ctx1, ... in the code; absolute, or relative to the server's first root"`
+	Files              []string `json:"files,omitempty" jsonschema:"context files (text, or of a type the user's [convert] entries turn into text): the first is context, then ctx0, ctx1, ... in the code; absolute, or relative to the server's first root"`
 	Roots              []string `json:"roots,omitempty" jsonschema:"more directories the file tools (read_file, list_dir, file_info, grep) may read"`
 	CellTimeoutSeconds *float64 `json:"cell_timeout_seconds,omitempty" jsonschema:"deadline of each cell in seconds, 0.001 to the server's cap (default and most: the server's, 120 unless configured)"`
 }
@@ -37,6 +37,7 @@ type openOutput struct {
 	Session            string   `json:"session" jsonschema:"the id to pass to sandbox_exec and sandbox_close"`
 	Lang               string   `json:"lang"`
 	Files              []string `json:"files" jsonschema:"the context files, as resolved: context = ctx0 is the first"`
+	Converted          []string `json:"converted,omitempty" jsonschema:"how each file that is not text became the text the code reads, one line each"`
 	Workspace          string   `json:"workspace" jsonschema:"the only directory write_file writes to"`
 	Isolation          string   `json:"isolation" jsonschema:"the worker's confinement verdict: full, or degraded(missing layers)"`
 	CellTimeoutSeconds float64  `json:"cell_timeout_seconds"`
@@ -104,7 +105,8 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 		}
 	}()
 	so := rlm.SessionOptions{Lang: in.Lang, Files: files, Roots: roots, Home: s.opts.Home,
-		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded, Tools: s.opts.Tools}
+		Limits: s.opts.Limits, CellTimeout: cellTimeout, AllowDegraded: s.opts.AllowDegraded, Tools: s.opts.Tools,
+		Convert: s.opts.Convert}
 	sess, err := await(s, ctx, func() (*rlm.Session, error) { return openSession(ctx, so) }, func(sess *rlm.Session, err error) {
 		if err == nil {
 			_ = sess.Close()
@@ -127,6 +129,9 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openInpu
 		CellTimeoutSeconds: cellTimeout.Seconds(), IdleTimeoutSeconds: s.opts.IdleTimeout.Seconds(), API: apiLines(e.lang, s.opts.Limits, s.opts.Tools), Notes: controller.LangNotes(e.lang)}
 	if out.Files == nil {
 		out.Files = []string{}
+	}
+	for _, c := range sess.Conversions() {
+		out.Converted = append(out.Converted, c.String())
 	}
 	return textResult(openText(out), false), out, nil
 }
@@ -176,6 +181,9 @@ func openText(o openOutput) string {
 			name = "context = ctx0"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", name, f)
+	}
+	for _, c := range o.Converted {
+		b.WriteString(c + "\n")
 	}
 	fmt.Fprintf(&b, "Workspace (write_file): %s\nEach cell times out after %gs; the session closes after %gs without a call.\nFunctions:\n",
 		o.Workspace, o.CellTimeoutSeconds, o.IdleTimeoutSeconds)

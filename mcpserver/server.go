@@ -45,6 +45,9 @@ type Options struct {
 	// Tools are the user's own tools (rlm.Tool), offered to the code of every session and run;
 	// each run and each session has its own MaxCalls.
 	Tools []rlm.Tool
+	// Convert turns the files a client names that are not text into text (rlm.Options.Convert),
+	// for sessions and runs alike, through the index cache under Home.
+	Convert map[string]rlm.Converter
 
 	// Name and Version are the server's implementation, as the client sees it.
 	Name, Version string

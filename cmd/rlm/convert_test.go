@@ -11,9 +11,10 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestConvertPDF runs the scripts of testdata/convert: `rlm run --ctx doc.pdf` over a PDF the
-// test writes itself, converted by pdftotext (Debian's poppler-utils, which .ci/run installs)
-// as the README's "Your own tools" shows, answered through --replay. Under CI=true a missing
+// TestConvertPDF runs the scripts of testdata/convert: `rlm run --ctx doc.pdf` (answered
+// through --replay) and `rlm repl --ctx doc.pdf` (cells piped in) over a PDF the test writes
+// itself, converted by pdftotext (Debian's poppler-utils, which .ci/run installs) as the
+// README's "Your own tools" shows. Under CI=true a missing
 // pdftotext fails the test; elsewhere it is skipped.
 func TestConvertPDF(t *testing.T) {
 	if _, err := exec.LookPath("pdftotext"); err != nil {

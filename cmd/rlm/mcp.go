@@ -59,7 +59,8 @@ Clients may name files and directories under the --root directories only (defaul
 directory; symlinks are resolved before the check). At most --max-sessions sessions and runs
 hold a worker at once; a session idle for --idle-timeout is closed. rlm_ask uses the models,
 limits and budgets of rlm run (rlm.toml, RLM_MODEL, --model, --max-calls, …; see rlm config); a client may lower
-the limits of a run, never raise them. Every tool call and session goes to the audit trail
+the limits of a run, never raise them. Sessions and runs alike get rlm.toml's [tools.NAME]
+and [convert] (a file that is not text is converted first; sandbox_open says by what). Every tool call and session goes to the audit trail
 under RLM_HOME.
 
 --http listens on a loopback address only (127.0.0.1:PORT or [::1]:PORT), unless --allow-remote,
@@ -164,7 +165,7 @@ func (f mcpFlags) options(stderr io.Writer) (mcpserver.Options, error) {
 		Home: home, Roots: roots, Model: ro.Model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
 		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, Limits: ro.Limits,
 		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: moduleVersion(),
-		Tools: ro.Tools, // rlm.toml's [tools.NAME]
+		Tools: ro.Tools, Convert: ro.Convert, // rlm.toml's [tools.NAME] and [convert]
 	}, nil
 }
 

@@ -45,6 +45,11 @@ the line. Input from a pipe is read line by line, so agents and tests can feed c
 cell's output, FINAL value and error go to stdout in order, and rlm exits 1 when a cell failed.
 A line that ends with an operator (x := 1 +) goes on on the next line.
 
+A binary --ctx file (a PDF, or a NUL byte in its first 8 KiB) is refused unless a converter of
+rlm.toml's [convert] takes its extension: as in rlm run, its text is then the context, from
+$RLM_HOME/index when the file has not changed, and stderr says which program made it (the
+original's directory is then no root: --root DIR for the files beside it).
+
 ` + filesHelp + `
 The workspace stays the same across :reset and :lang; :limits shows it.`,
 		Args: noArgs,
@@ -160,6 +165,10 @@ func (sh *shell) open(lang string) error {
 	}
 	if sh.s != nil {
 		sh.s.Close()
+	} else { // the first open says how inputs became text; :reset and :lang open the same again
+		for _, c := range s.Conversions() {
+			fmt.Fprintf(sh.err, "rlm: %s\n", c)
+		}
 	}
 	sh.s, sh.lang = s, l
 	return nil

@@ -65,7 +65,7 @@ func (f *sessionFlags) warnDegraded(w io.Writer) {
 // every session the command opens, so that :reset and :lang keep it; the command removes it at
 // the end when nothing was written to it (files.Workspace.Finish).
 func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
-	ctxFiles, err := existingFiles(f.ctxFiles, nil)
+	ctxFiles, err := existingFiles(f.ctxFiles, f.conf)
 	if err != nil {
 		return rlm.SessionOptions{}, err
 	}
@@ -82,7 +82,7 @@ func (f *sessionFlags) options(lang source.Lang) (rlm.SessionOptions, error) {
 	return rlm.SessionOptions{
 		Lang: string(lang), Files: ctxFiles, Roots: f.roots, Workspace: f.ws.Dir, Home: rlmHome(), CellTimeout: l.CellTimeout,
 		Limits: l.API(), Quota: rlm.Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, WorkerMemory: l.WorkerMemory,
-		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Tools: tools,
+		NoValidate: f.noValidate, AllowDegraded: f.allowDegraded, Tools: tools, Convert: rlm.Converters(f.conf),
 		// the inputs' index cache under RLM_HOME/index (rlm clean removes the stale indexes)
 		Warn: func(err error) { fmt.Fprintf(os.Stderr, "rlm: warning: %v\n", err) },
 	}, nil
