@@ -104,7 +104,7 @@ func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error
 			return nil, err
 		}
 	}
-	if r.lock, err = guard.LockRun(s.Home, r.task, s.Depth > 1); err != nil {
+	if r.lock, err = guard.LockRun(s.Home, r.task, guard.RunLock{Nested: s.Depth > 1, Model: s.Question != "", Max: s.MaxRuns}); err != nil {
 		return nil, err
 	}
 	r.red = redact.New(r.llmCfg.Keys()...)
@@ -279,15 +279,29 @@ func (r *run) controllerConfig() (controller.Config, error) {
 	if err := r.newClient(); err != nil {
 		return controller.Config{}, err
 	}
-	m := guard.Model{Home: r.Home, Next: r.client}
-	if r.Budget != nil {
-		m.Check = r.Budget.check
-	}
-	cfg.Model = m
+	cfg.Model = guard.Model{Home: r.Home, Next: r.client, Check: r.modelCheck}
 	if r.MaxDepth > r.Depth {
-		cfg.SubQuery = r.subRunner().Query
+		query := r.subRunner().Query
+		cfg.SubQuery = func(ctx context.Context, prompt, model string) (string, error) {
+			if err := r.lock.Claim(); err != nil { // a script's sub-run calls a model too
+				return "", err
+			}
+			return query(ctx, prompt, model)
+		}
 	}
 	return cfg, nil
+}
+
+// modelCheck runs before every model call: a script takes its room among the home's model runs
+// at its first call (guard.Lock.Claim), and a shared budget must have something left.
+func (r *run) modelCheck() error {
+	if err := r.lock.Claim(); err != nil {
+		return err
+	}
+	if r.Budget != nil {
+		return r.Budget.check()
+	}
+	return nil
 }
 
 // newClient builds the model client, within what is left of a shared budget.

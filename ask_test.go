@@ -380,8 +380,8 @@ func TestAskGuards(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "run", "other.pid"), []byte(strconv.Itoa(os.Getppid())), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rlm.Ask(context.Background(), demo(home)); !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "Another task is running") {
-		t.Fatalf("got %v; want the one-run-per-home guard", err)
+	if _, err := rlm.Ask(context.Background(), demo(home)); !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "another model run is going") {
+		t.Fatalf("got %v; want the model-run guard", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

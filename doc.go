@@ -47,9 +47,10 @@
 // trail (audit.db), a JSONL trace in the reference RLM logger's format with its outcome beside
 // it (traces/; `rlm trace view TASK_ID` draws it), the prompts of its sub-calls, and the daily
 // log (logs/). Everything written is redacted: the API keys of every configured backend and
-// the usual key shapes. A home holds the runs of one process at a time: runs of the same process
-// (a batch's tasks, a server's requests) may share it, and a run of another process is
-// refused while one is alive.
+// the usual key shapes. A home holds the model runs of one process at a time (Options.MaxRuns
+// raises the count): runs of the same process (a batch's tasks, a server's requests) share
+// it, and a model run of another process is refused while one is alive; sub-runs and runs
+// that make no model call (a script without llm_query) are never refused.
 //
 // # Budgets and cancellation
 //

@@ -128,7 +128,7 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 		return rlm.Options{}, err
 	}
 	o := rlm.Options{Question: in.Question, Files: files, Roots: roots, Lang: in.Lang, Mode: mode, Home: s.opts.Home,
-		Model: s.opts.Model, Replay: s.opts.Replay, Limits: s.opts.Limits, MaxIterations: s.opts.MaxIterations,
+		Model: s.opts.Model, Replay: s.opts.Replay, Limits: s.opts.Limits, MaxIterations: s.opts.MaxIterations, MaxRuns: s.opts.MaxRuns,
 		Timeout: s.opts.Timeout, CellTimeout: s.opts.CellTimeout, AllowDegraded: s.opts.AllowDegraded, NoLog: s.opts.NoLog, Quiet: true, Tools: s.opts.Tools}
 	if in.Limits == nil {
 		return o, nil

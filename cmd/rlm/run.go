@@ -141,7 +141,8 @@ Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the
 log (logs/, off with --no-log or SFA_NO_LOG=1). Secrets are redacted from all of them.
 Guardrails: budgets (--max-calls, --max-tokens), --max-iterations, --max-subcalls, the task's
 --timeout, a circuit breaker on API errors, RLM_HOME/EMERGENCY_STOP (checked before every model
-call), one run at a time per RLM_HOME (rlm abort TASK_ID stops it), and 100 MB free disk.
+call), one model run at a time per RLM_HOME (--max-runs N allows N; rlm abort TASK_ID stops
+one; script runs without llm_query are not counted), and 100 MB free disk.
 SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task FAILED.
 --replay FILE answers with a scripted model instead (examples/demo/model.json): no network.
 
