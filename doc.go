@@ -57,9 +57,10 @@
 // Each run has budgets of API calls, tokens and optionally dollars (Options.Model), a wall
 // clock (Options.Timeout) and caps on what its code may do (Options.Limits); every one has a
 // finite default. A Budget shares calls, tokens and dollars among many runs. Cancelling the
-// context stops a run the way SIGINT stops `rlm run`: the task is marked FAILED at once, the
+// context stops a run the way SIGINT stops `rlm run`: the task is marked ABORTED at once, the
 // worker and any sub-runs are stopped, the records are completed, and the error is the
-// cancellation's cause (context.WithCancelCause) when that carries a fault kind.
+// cancellation's cause (context.WithCancelCause) when that carries a fault kind, else one of
+// kind canceled (timeout when the context's deadline passed).
 //
 // # Errors
 //

@@ -33,7 +33,7 @@ const (
 	Running  Status = "RUNNING"
 	Answered Status = "ANSWERED"
 	Failed   Status = "FAILED"
-	Aborted  Status = "ABORTED" // stopped by a signal, `rlm abort` or EMERGENCY_STOP
+	Aborted  Status = "ABORTED" // stopped by its caller (a signal, `rlm abort`, a cancelled context: kind canceled), or an MCP session closed
 )
 
 // Decision is what the validator decided about a step's code.

@@ -94,7 +94,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() {
-		cancel(fault.Wrap(fault.Limit, context.Cause(ctx), "the MCP client cancelled the request"))
+		cancel(fault.Wrap(fault.Canceled, context.Cause(ctx), "the MCP client cancelled the request"))
 	})
 	defer stop()
 	opts.OnEvent = s.progress(ctx, req)

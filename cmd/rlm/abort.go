@@ -24,8 +24,8 @@ func newAbortCmd() *cobra.Command {
 		Example: `  rlm abort 20261124-101500-3f9a1c               # the task id rlm run printed
   rlm abort --wait 30s 20261124-101500-3f9a1c`,
 		Long: `Abort sends SIGTERM to the run whose PID file is RLM_HOME/run/TASK_ID.pid, then waits up to
---wait for it to exit. The run marks its task FAILED, flushes its records, stops its worker and
-exits 143. The task id is printed by rlm run on stderr and in --json output; --task-id ID is
+--wait for it to exit. The run marks its task ABORTED (error kind canceled), flushes its
+records, stops its worker and exits 143. The task id is printed by rlm run on stderr and in --json output; --task-id ID is
 the older spelling of the argument.
 
 Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 2 usage.`,

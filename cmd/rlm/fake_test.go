@@ -388,7 +388,8 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 
 // sigRun starts rlm with ARGS, waits until its worker exists and a cell is running, stops it
 // (SIGINT, SIGTERM, `rlm abort --task-id ID` or `rlm abort ID` of its task), and checks it exits
-// with CODE within 5 s and leaves no process of its tree behind.
+// with CODE within 5 s and leaves no process of its tree behind. The run's stderr is the
+// command's.
 //
 //	sigrun INT|TERM|abort|abort-id CODE [-after N] ARGS...
 //
@@ -429,7 +430,7 @@ func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	err = cmd.Wait()
 	took := time.Since(start)
-	ts.Logf("stderr:\n%s", stderr.String())
+	fmt.Fprint(ts.Stderr(), stderr.String()) // for the script's stderr checks
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
