@@ -363,6 +363,16 @@ func (d *DB) Tasks(ctx context.Context, limit int) ([]Task, error) {
 	return ts, d.errf(err, "list tasks")
 }
 
+// TasksWithPrefix lists the tasks whose id starts with prefix, newest first, at most limit
+// (<= 0: all).
+func (d *DB) TasksWithPrefix(ctx context.Context, prefix string, limit int) ([]Task, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	ts, err := d.queryTasks(ctx, `WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC, id DESC LIMIT ?`, len(prefix), prefix, limit)
+	return ts, d.errf(err, "find tasks %s…", prefix)
+}
+
 // Calls lists a task's API calls in the order they were recorded.
 func (d *DB) Calls(ctx context.Context, task string) ([]APICall, error) {
 	cs, err := d.queryCalls(ctx, task)

@@ -84,7 +84,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
-		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
+		newAbortCmd(), newCleanCmd(), newTraceCmd(), newRunsCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
 	addCompletion(root)
 	checkCommands(root)
 	return root
