@@ -33,8 +33,7 @@ func newRunsCmd() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the recent runs recorded under RLM_HOME, newest first",
 		Example: `  rlm runs                        # the last 20: id, status, cost, started, duration, question
-  rlm runs -n 5 --json
-  rlm trace summary last          # the newest run; a task id may be shortened to a unique prefix`,
+  rlm runs -n 5 --json`,
 		Long: `Runs lists the runs recorded in RLM_HOME/audit.db, newest first: the task id, its status
 (RUNNING, ANSWERED, FAILED, ABORTED), its cost (unknown when a call's price is unknown, never
 $0), when it started, how long it took, and its question (clipped; a script run's is its file).
