@@ -58,7 +58,7 @@ func ask(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		var oe *OptionError
 		if !errors.As(err, &oe) { // a usage error is the caller's to say: no progress line before it
-			prog.line("failed (%s)", failLabel(ctx, err))
+			prog.line("failed (%s)", failLabel(err))
 		}
 		return Result{}, err
 	}
@@ -104,7 +104,7 @@ func prepare(ctx context.Context, s settings, prog *reporter) (_ *run, err error
 			return nil, err
 		}
 	}
-	if r.lock, err = guard.LockRun(s.Home, r.task, s.Depth > 1); err != nil {
+	if r.lock, err = guard.LockRun(s.Home, r.task, guard.RunLock{Nested: s.Depth > 1, Model: s.Question != "", Max: s.MaxRuns}); err != nil {
 		return nil, err
 	}
 	r.red = redact.New(r.llmCfg.Keys()...)
@@ -159,13 +159,14 @@ func (r *run) rootModel() string {
 	return r.llmCfg.Models[0]
 }
 
-// markStopped marks the task FAILED as soon as the caller cancels the run, so that a process
+// markStopped marks the task ABORTED as soon as the caller cancels the run, so that a process
 // that exits before the run has wound down (a second SIGINT) leaves a true record.
 func (r *run) markStopped(ctx context.Context) {
 	defer close(r.marked)
 	wctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_ = r.rec.DB.FinishTask(wctx, r.task, audit.Failed, "", stopError(ctx))
+	err := stopError(ctx)
+	_ = r.rec.DB.FinishTask(wctx, r.task, auditStatus(Failed, err), "", err)
 }
 
 // stopped stops the early mark; it reports whether the mark was made (or is being made), in
@@ -181,7 +182,7 @@ func (r *run) stopped() bool {
 }
 
 // stopError is the error of a run its caller stopped: the cause itself when it carries a kind,
-// else a limit error (a timeout for a passed deadline) that wraps it.
+// else a canceled error (a timeout for a passed deadline) that wraps it.
 func stopError(ctx context.Context) error {
 	cause := context.Cause(ctx)
 	switch {
@@ -190,7 +191,19 @@ func stopError(ctx context.Context) error {
 	case errors.Is(cause, context.DeadlineExceeded):
 		return fault.Wrap(fault.Timeout, cause, "the run's context passed its deadline")
 	}
-	return fault.Wrap(fault.Limit, cause, "the run was stopped by its caller")
+	return fault.Wrap(fault.Canceled, cause, "the run was stopped by its caller")
+}
+
+// auditStatus is the audit trail's status of a run that ended with status and err: a run its
+// caller stopped (kind canceled) is ABORTED.
+func auditStatus(status Status, err error) audit.Status {
+	switch {
+	case fault.Classify(err) == fault.Canceled:
+		return audit.Aborted
+	case status == Failed:
+		return audit.Failed
+	}
+	return audit.Answered
 }
 
 func (r *run) close() {
@@ -279,15 +292,29 @@ func (r *run) controllerConfig() (controller.Config, error) {
 	if err := r.newClient(); err != nil {
 		return controller.Config{}, err
 	}
-	m := guard.Model{Home: r.Home, Next: r.client}
-	if r.Budget != nil {
-		m.Check = r.Budget.check
-	}
-	cfg.Model = m
+	cfg.Model = guard.Model{Home: r.Home, Next: r.client, Check: r.modelCheck}
 	if r.MaxDepth > r.Depth {
-		cfg.SubQuery = r.subRunner().Query
+		query := r.subRunner().Query
+		cfg.SubQuery = func(ctx context.Context, prompt, model string) (string, error) {
+			if err := r.lock.Claim(); err != nil { // a script's sub-run calls a model too
+				return "", err
+			}
+			return query(ctx, prompt, model)
+		}
 	}
 	return cfg, nil
+}
+
+// modelCheck runs before every model call: a script takes its room among the home's model runs
+// at its first call (guard.Lock.Claim), and a shared budget must have something left.
+func (r *run) modelCheck() error {
+	if err := r.lock.Claim(); err != nil {
+		return err
+	}
+	if r.Budget != nil {
+		return r.Budget.check()
+	}
+	return nil
 }
 
 // newClient builds the model client, within what is left of a shared budget.
@@ -341,7 +368,7 @@ func (r *run) finish(ctx context.Context, o outcome) (Result, error) {
 	var msg string
 	switch {
 	case o.err != nil:
-		msg = fmt.Sprintf("failed (%s)", failLabel(ctx, o.err))
+		msg = fmt.Sprintf("failed (%s)", failLabel(o.err))
 	case o.script:
 		msg = fmt.Sprintf("completed in %s: %s", time.Since(r.started).Round(time.Millisecond), counted(o.subCalls, "sub-call"))
 	default:
@@ -374,15 +401,15 @@ func (r *run) record(status Status, o outcome) {
 	sp := r.client.Spent()
 	obs := r.obs
 	obs.warn(r.rec.DB.RecordSpent(bg, r.task, record.Spent(sp)))
-	st, answer := audit.Answered, o.answer
+	st, answer := auditStatus(status, o.err), o.answer
 	switch {
 	case status == Failed:
-		st, answer = audit.Failed, ""
+		answer = ""
 	case status == Completed:
 		answer = o.output // a script's answer is its FINAL value, else its output
 	}
 	if err := r.rec.DB.FinishTask(bg, r.task, st, answer, o.err); !errors.Is(err, audit.ErrNotRunning) {
-		obs.warn(err) // not running: the early mark of a stopped run, already FAILED
+		obs.warn(err) // not running: the early mark of a stopped run, already ABORTED
 	}
 	obs.mu.Lock()
 	used := obs.used
@@ -405,7 +432,6 @@ func (r *run) record(status Status, o outcome) {
 // workDir is where a run keeps files of its own, such as its sub-runs' prompts.
 func (r *run) workDir() string { return home.TaskWork(r.Home, r.task) }
 
-// kindOf is err's kind; an error without one is a code error.
 // failureOf flattens err (nil for nil).
 func failureOf(err error) *Failure {
 	if err == nil {
@@ -419,20 +445,12 @@ func failureOf(err error) *Failure {
 	return f
 }
 
-// failLabel names a failure for the progress line; the message itself is the caller's to
-// print. A run its caller stopped is labelled with the root of the cause ("stopped by
-// interrupt").
-func failLabel(ctx context.Context, err error) string {
+// failLabel names a failure for the progress line by its kind ("usage" for an option that
+// cannot be used); the message itself is the caller's to print.
+func failLabel(err error) string {
 	var oe *OptionError
 	if errors.As(err, &oe) {
 		return "usage"
-	}
-	if ctx.Err() != nil {
-		cause := context.Cause(ctx)
-		for errors.Unwrap(cause) != nil {
-			cause = errors.Unwrap(cause)
-		}
-		return cause.Error()
 	}
 	return string(fault.Classify(err))
 }

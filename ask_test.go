@@ -161,17 +161,19 @@ func TestAskProgress(t *testing.T) {
 }
 
 // TestAskCancel: cancelling the context stops a run that spins in a cell, as SIGINT does: it
-// ends within seconds, the task is FAILED with the cause, the records are complete, and no
-// worker or PID file is left.
+// ends within seconds, the task is ABORTED with the cause (kind canceled unless the cause has
+// one), the records are complete, and no worker or PID file is left.
 func TestAskCancel(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		cause    error
 		wantKind fault.Kind
 		wantMsg  string
+		status   audit.Status
 	}{
-		{"with a kind", fault.New(fault.Limit, "the client cancelled the request"), fault.Limit, "the client cancelled the request"},
-		{"plain", nil, fault.Limit, "the run was stopped by its caller: context canceled"},
+		{"with a kind", fault.New(fault.Canceled, "the client cancelled the request"), fault.Canceled, "the client cancelled the request", audit.Aborted},
+		{"plain", nil, fault.Canceled, "the run was stopped by its caller: context canceled", audit.Aborted},
+		{"a limit", fault.New(fault.Limit, "the shared budget is spent"), fault.Limit, "the shared budget is spent", audit.Failed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -204,11 +206,11 @@ func TestAskCancel(t *testing.T) {
 				t.Errorf("the error %v is not the cause", err)
 			}
 			task := auditTask(t, home, res.TaskID)
-			if task.Status != audit.Failed || task.ErrorKind != tt.wantKind || !strings.Contains(task.ErrorMessage, tt.wantMsg) {
-				t.Errorf("audit task = %s %s %q", task.Status, task.ErrorKind, task.ErrorMessage)
+			if task.Status != tt.status || task.ErrorKind != tt.wantKind || !strings.Contains(task.ErrorMessage, tt.wantMsg) {
+				t.Errorf("audit task = %s %s %q; want %s", task.Status, task.ErrorKind, task.ErrorMessage, tt.status)
 			}
-			if o, ok, err := trace.ReadOutcome(res.Trace); !ok || err != nil || o.Status != "FAILED" {
-				t.Errorf("trace outcome = %+v, %v, %v; want FAILED", o, ok, err)
+			if o, ok, err := trace.ReadOutcome(res.Trace); !ok || err != nil || o.Status != string(tt.status) || o.ErrKind != tt.wantKind {
+				t.Errorf("trace outcome = %+v, %v, %v; want %s, %s", o, ok, err, tt.status, tt.wantKind)
 			}
 			if m, _ := filepath.Glob(filepath.Join(home, "run", "*.pid")); len(m) != 0 {
 				t.Errorf("PID files left: %v", m)
@@ -380,12 +382,12 @@ func TestAskGuards(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "run", "other.pid"), []byte(strconv.Itoa(os.Getppid())), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rlm.Ask(context.Background(), demo(home)); !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "Another task is running") {
-		t.Fatalf("got %v; want the one-run-per-home guard", err)
+	if _, err := rlm.Ask(context.Background(), demo(home)); !errors.Is(err, fault.Limit) || !strings.Contains(err.Error(), "another model run is going") {
+		t.Fatalf("got %v; want the model-run guard", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := rlm.Ask(ctx, demo(t.TempDir())); !errors.Is(err, context.Canceled) || !errors.Is(err, fault.Limit) {
+	if _, err := rlm.Ask(ctx, demo(t.TempDir())); !errors.Is(err, context.Canceled) || !errors.Is(err, fault.Canceled) {
 		t.Fatalf("got %v; want a run cancelled before it started refused", err)
 	}
 	if _, err := os.Stat(filepath.Join(home, "audit.db")); err == nil {

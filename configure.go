@@ -12,9 +12,9 @@ import (
 // client (backends and their keys, models, the root and sub-call ladders, sampling settings,
 // prices, and the call, token and dollar budgets), every cap of the code's API, the iterations,
 // blocks and feedback per reply, the run's and each cell's time, the workspace quota, the
-// worker's memory and the converters of inputs ([convert]); and the tools of [tools.NAME]
-// (CommandTools), appended to o.Tools (so call it once). The rest of o (the question, files,
-// recursion, progress) is left as it is.
+// worker's memory, the model runs in one home at once and the converters of inputs
+// ([convert]); and the tools of [tools.NAME] (CommandTools), appended to o.Tools (so call it
+// once). The rest of o (the question, files, recursion, progress) is left as it is.
 //
 // With no model configured, o.Model holds the budgets only: a script runs without a model, and
 // a question run fails in Ask with the error that says how to name one. Any other error of
@@ -26,6 +26,7 @@ func (o *Options) Configure(c *config.Config) error {
 	o.Limits, o.MaxIterations, o.MaxBlocks, o.FeedbackChars = l.API(), l.MaxIterations, l.MaxBlocks, l.FeedbackChars
 	o.Timeout, o.CellTimeout = c.Timeout, l.CellTimeout
 	o.Quota, o.WorkerMemory = Quota{Bytes: l.WorkspaceBytes, Entries: l.WorkspaceEntries}, l.WorkerMemory
+	o.MaxRuns = l.MaxRuns
 	tools, terr := CommandTools(c)
 	o.Tools = append(o.Tools, tools...)
 	o.Convert = Converters(c)

@@ -47,18 +47,20 @@
 // trail (audit.db), a JSONL trace in the reference RLM logger's format with its outcome beside
 // it (traces/; `rlm trace view TASK_ID` draws it), the prompts of its sub-calls, and the daily
 // log (logs/). Everything written is redacted: the API keys of every configured backend and
-// the usual key shapes. A home holds the runs of one process at a time: runs of the same process
-// (a batch's tasks, a server's requests) may share it, and a run of another process is
-// refused while one is alive.
+// the usual key shapes. A home holds the model runs of one process at a time (Options.MaxRuns
+// raises the count): runs of the same process (a batch's tasks, a server's requests) share
+// it, and a model run of another process is refused while one is alive; sub-runs and runs
+// that make no model call (a script without llm_query) are never refused.
 //
 // # Budgets and cancellation
 //
 // Each run has budgets of API calls, tokens and optionally dollars (Options.Model), a wall
 // clock (Options.Timeout) and caps on what its code may do (Options.Limits); every one has a
 // finite default. A Budget shares calls, tokens and dollars among many runs. Cancelling the
-// context stops a run the way SIGINT stops `rlm run`: the task is marked FAILED at once, the
+// context stops a run the way SIGINT stops `rlm run`: the task is marked ABORTED at once, the
 // worker and any sub-runs are stopped, the records are completed, and the error is the
-// cancellation's cause (context.WithCancelCause) when that carries a fault kind.
+// cancellation's cause (context.WithCancelCause) when that carries a fault kind, else one of
+// kind canceled (timeout when the context's deadline passed).
 //
 // # Errors
 //

@@ -64,6 +64,12 @@ type Options struct {
 	MinFreeMB     int           // free space Home must have at the start (100 MB)
 	WorkerMemory  int64         // bytes of the worker process that runs the cells (512 MiB)
 
+	// MaxRuns is how many processes may have a model run going in Home at once, this one's
+	// included (1): Ask refuses a question run past it, and a script's first model call. The
+	// runs of one process (a batch, a server) count once; sub-runs and runs that make no model
+	// call are never refused and never counted.
+	MaxRuns int
+
 	// Recursive runs. Name is this agent's name (default "rlm"): progress lines and the call
 	// chain. MaxDepth 1 (default) makes llm_query a model call; above it, llm_query starts a
 	// child run one level deeper (see MaybeServeWorker). Chain lists the agents above this run,
@@ -175,8 +181,9 @@ type Failure struct {
 //
 // Before anything is recorded, Ask checks the Options (an *OptionError) and the guards: the
 // call chain (loops, depth), free space in Home, Home/EMERGENCY_STOP (checked again before
-// every model call), and no live run of another process in Home (runs of this process and
-// sub-runs may share it); those refusals are of kind limit. Then it returns a zero Result and the error.
+// every model call), and, for a question, room for a model run in Home (Options.MaxRuns; a
+// script takes its room at its first model call); those refusals are of kind limit. Then it
+// returns a zero Result and the error.
 //
 // Otherwise it returns the Result and, when the run failed, its error too (also in
 // Result.Error): check errors.Is(err, fault.Timeout) and the like.

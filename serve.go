@@ -83,7 +83,7 @@ func serveSubRun(in io.Reader, out, errw io.Writer) int {
 	defer signal.Stop(sigs)
 	go func() {
 		if s, ok := <-sigs; ok {
-			cancel(fault.Wrap(fault.Limit, fmt.Errorf("stopped by %v", s), "the run was stopped by a signal"))
+			cancel(fault.Wrap(fault.Canceled, fmt.Errorf("stopped by %v", s), "the sub-run was stopped by a signal from its parent run"))
 		}
 	}()
 	res, err := Ask(ctx, optionsOf(spec))

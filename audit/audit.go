@@ -33,7 +33,7 @@ const (
 	Running  Status = "RUNNING"
 	Answered Status = "ANSWERED"
 	Failed   Status = "FAILED"
-	Aborted  Status = "ABORTED" // stopped by a signal, `rlm abort` or EMERGENCY_STOP
+	Aborted  Status = "ABORTED" // stopped by its caller (a signal, `rlm abort`, a cancelled context: kind canceled), or an MCP session closed
 )
 
 // Decision is what the validator decided about a step's code.
@@ -361,6 +361,16 @@ func (d *DB) Tasks(ctx context.Context, limit int) ([]Task, error) {
 	}
 	ts, err := d.queryTasks(ctx, `ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
 	return ts, d.errf(err, "list tasks")
+}
+
+// TasksWithPrefix lists the tasks whose id starts with prefix, newest first, at most limit
+// (<= 0: all).
+func (d *DB) TasksWithPrefix(ctx context.Context, prefix string, limit int) ([]Task, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	ts, err := d.queryTasks(ctx, `WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC, id DESC LIMIT ?`, len(prefix), prefix, limit)
+	return ts, d.errf(err, "find tasks %s…", prefix)
 }
 
 // Calls lists a task's API calls in the order they were recorded.

@@ -59,6 +59,7 @@ type Limits struct {
 	MaxBatches    int // llm_query_batched calls per run
 	BatchWidth    int // sub-calls of one batch at a time
 
+	MaxRuns   int     // processes with a model run going in one RLM_HOME at once
 	MaxCalls  int     // model API calls per run
 	MaxTokens int     // tokens per run
 	MaxCost   float64 // US dollars per run; 0 = no dollar budget

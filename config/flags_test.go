@@ -7,7 +7,7 @@ import "testing"
 func TestFlagTypes(t *testing.T) {
 	want := map[string]string{
 		"model": "string", "sub-model": "string", "timeout": "duration", "max-iterations": "int", "max-subcalls": "int",
-		"max-batches": "int", "max-calls": "int", "max-tokens": "int", "max-cost": "float", "cell-timeout": "duration",
+		"max-batches": "int", "max-runs": "int", "max-calls": "int", "max-tokens": "int", "max-cost": "float", "cell-timeout": "duration",
 		"temperature": "float", "top-p": "float", "max-output-tokens": "int", "reasoning-effort": "string", "seed": "int", "extra": "json",
 	}
 	seen := map[string]bool{}

@@ -114,6 +114,7 @@ var specs = described([]spec{
 	{"limits.max_subcalls", "max-subcalls", "RLM_MAX_SUBCALLS", kInt, lowerIsStricter, 1, 100_000, "", func(c *Config) any { return &c.Limits.MaxSubCalls }},
 	{"limits.max_batches", "max-batches", "RLM_MAX_BATCHES", kInt, lowerIsStricter, 1, 10_000, "", func(c *Config) any { return &c.Limits.MaxBatches }},
 	{"limits.batch_width", "", "RLM_BATCH_WIDTH", kInt, lowerIsStricter, 1, 64, "", func(c *Config) any { return &c.Limits.BatchWidth }},
+	{"limits.max_runs", "max-runs", "RLM_MAX_RUNS", kInt, lowerIsStricter, 1, 1000, "", func(c *Config) any { return &c.Limits.MaxRuns }},
 	{"limits.max_calls", "max-calls", "RLM_MAX_CALLS", kInt, lowerIsStricter, 1, 100_000, "", func(c *Config) any { return &c.Limits.MaxCalls }},
 	{"limits.max_tokens", "max-tokens", "RLM_MAX_TOKENS", kInt, lowerIsStricter, 1, 1_000_000_000, "", func(c *Config) any { return &c.Limits.MaxTokens }},
 	{"limits.max_cost", "max-cost", "RLM_MAX_COST", kUSD, zeroIsNone, 0, 100_000, "", func(c *Config) any { return &c.Limits.MaxCost }},

@@ -22,7 +22,7 @@ var wantDirection = map[string]direction{
 	"defaults.timeout": lowerIsStricter, "limits.max_cost": zeroIsNone,
 	"limits.max_iterations": lowerIsStricter, "limits.max_blocks": lowerIsStricter, "limits.feedback_chars": lowerIsStricter,
 	"limits.max_subcalls": lowerIsStricter, "limits.max_batches": lowerIsStricter, "limits.batch_width": lowerIsStricter,
-	"limits.max_calls": lowerIsStricter, "limits.max_tokens": lowerIsStricter, "limits.cell_timeout": lowerIsStricter,
+	"limits.max_runs": lowerIsStricter, "limits.max_calls": lowerIsStricter, "limits.max_tokens": lowerIsStricter, "limits.cell_timeout": lowerIsStricter,
 	"limits.output_chars": lowerIsStricter, "limits.peek_chars": lowerIsStricter, "limits.search_results": lowerIsStricter,
 	"limits.match_chars": lowerIsStricter, "limits.chunks": lowerIsStricter, "limits.text_chars": lowerIsStricter,
 	"limits.read_chars": lowerIsStricter, "limits.grep_results": lowerIsStricter, "limits.write_bytes": lowerIsStricter,

@@ -113,7 +113,7 @@ func (r *run) iterate(ctx context.Context) error {
 
 // iteration is one root model call and the cells of its reply.
 func (r *run) iteration(ctx context.Context, forced bool) error {
-	if err := ctxErr(ctx, r.cfg.Timeout); err != nil {
+	if err := ctxErr(ctx, r.cfg.Timeout, questionTimeFix); err != nil {
 		return err
 	}
 	r.step++
@@ -125,7 +125,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 	r.cfg.Observer.Busy("")
 	r.cfg.Observer.ModelCall(ModelCall{Step: r.step, Messages: prompt, Response: resp, Err: err})
 	if err != nil {
-		if c := ctxErr(ctx, r.cfg.Timeout); c != nil {
+		if c := ctxErr(ctx, r.cfg.Timeout, questionTimeFix); c != nil {
 			return c
 		}
 		return err
@@ -211,7 +211,7 @@ func (r *run) afterCell(ctx context.Context, res repl.Result) error {
 	if err := r.subs.capErr(); err != nil {
 		return err
 	}
-	if err := ctxErr(ctx, r.cfg.Timeout); err != nil {
+	if err := ctxErr(ctx, r.cfg.Timeout, questionTimeFix); err != nil {
 		return err
 	}
 	if res.Lost != nil {
@@ -263,23 +263,25 @@ func streakWarning(n int) string {
 }
 
 // ctxErr turns the end of the run's context into a fault; limit is the run's time limit, named
-// in the message when known.
-func ctxErr(ctx context.Context, limit time.Duration) error {
+// in the message when known. fix says what to do about a passed limit.
+func ctxErr(ctx context.Context, limit time.Duration, fix string) error {
 	switch err := ctx.Err(); {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
 		if limit > 0 {
-			return fault.Wrap(fault.Timeout, err, fmt.Sprintf("the run's time limit (%s) passed; raise --timeout, or ask a narrower question", human(limit)))
+			return fault.Wrap(fault.Timeout, err, fmt.Sprintf("the run's time limit (%s) passed; %s", human(limit), fix))
 		}
-		return fault.Wrap(fault.Timeout, err, "the run's time limit passed; raise --timeout, or ask a narrower question")
-	default:
-		if cause := context.Cause(ctx); cause != nil && cause != err {
-			return fault.Wrap(fault.Limit, cause, "the run was stopped")
-		}
-		return fault.Wrap(fault.Limit, err, "the run was stopped")
+		return fault.Wrap(fault.Timeout, err, "the run's time limit passed; "+fix)
 	}
+	return fault.Stopped(ctx, "the run was stopped")
 }
+
+// What to do about a run past its time limit, for a question and for a script.
+const (
+	questionTimeFix = "raise --timeout, or ask a narrower question"
+	scriptTimeFix   = "the script was stopped: raise --timeout, or make the script do less"
+)
 
 // withTimeout fills in Timeout from ctx's deadline when the caller did not state it.
 func (c Config) withTimeout(ctx context.Context) Config {
@@ -301,7 +303,7 @@ func runDirect(ctx context.Context, cfg Config, meta contextMeta) Outcome {
 	cfg.Observer.Busy("")
 	cfg.Observer.ModelCall(ModelCall{Step: 1, Messages: msgs, Response: resp, Err: err})
 	if err != nil {
-		if c := ctxErr(ctx, cfg.Timeout); c != nil {
+		if c := ctxErr(ctx, cfg.Timeout, questionTimeFix); c != nil {
 			err = c
 		}
 		return Outcome{Mode: Direct, Iterations: 1, Err: err}

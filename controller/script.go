@@ -44,8 +44,8 @@ func RunScript(ctx context.Context, cfg Config, name, src string) ScriptOutcome 
 	cfg.Observer.Busy("")
 	if err := subs.capErr(); err != nil {
 		res.Err = err // the cap hit is the cause, however the code reported it
-	} else if res.Err == nil {
-		res.Err = ctxErr(ctx, cfg.Timeout)
+	} else if err := ctxErr(ctx, cfg.Timeout, scriptTimeFix); err != nil {
+		res.Err = err // so is the run's end: the script has no next cell
 	}
 	c := Cell{Step: step, Code: src, Result: res, SubCalls: subs.takeStep(), Took: time.Since(start)}
 	cfg.Observer.Cell(c)

@@ -298,15 +298,20 @@ func stringList(v any) ([]string, error) {
 	return nil, fmt.Errorf("got %T", v)
 }
 
-// endsRun reports whether a sub-call's error must stop the run: a limit (a spent budget, the
-// circuit breaker, an emergency stop) or a deadline. An error about the call itself (its prompt
+// endsRun reports whether a sub-call's error must stop the run: a limit (a spent budget, an
+// emergency stop), a deadline, the run's caller stopping it, or the model service down (the
+// circuit breaker). An error about the call itself (its prompt
 // does not fit the model's window, the monitor aborted it, the request was refused) only fails
 // the call, and the code can react to it.
 func endsRun(err error) bool {
 	if errors.Is(err, llm.ErrContextLength) {
 		return false
 	}
-	return errors.Is(err, fault.Limit) || errors.Is(err, fault.Timeout)
+	switch fault.KindOf(err) {
+	case fault.Limit, fault.Timeout, fault.Canceled, fault.Unavailable:
+		return true
+	}
+	return false
 }
 
 // cellLimit is the most time a sub-call may take: the cell's soft and hard deadlines.

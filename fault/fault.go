@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,20 +12,22 @@ type Kind string
 
 // The kinds, in the order docs/design.md lists them.
 const (
-	Code       Kind = "code"        // the code raised an error (panic, exception, compile error)
-	Logic      Kind = "logic"       // the code ran but its answer is wrong or missing
-	Format     Kind = "format"      // a model's output was not in the required shape
-	Schema     Kind = "schema"      // a value did not match its schema
-	Timeout    Kind = "timeout"     // a deadline passed
-	EarlyAbort Kind = "early_abort" // the generation monitor stopped a degenerate generation
-	Rejected   Kind = "rejected"    // the validator refused the code
-	Denied     Kind = "denied"      // the sandbox or the OS refused an operation
-	Crashed    Kind = "crashed"     // the worker died (out of memory, stack overflow, fatal error)
-	Limit      Kind = "limit"       // a cap or budget was hit
+	Code        Kind = "code"        // the code raised an error (panic, exception, compile error)
+	Logic       Kind = "logic"       // the code ran but its answer is wrong or missing
+	Format      Kind = "format"      // a model's output was not in the required shape
+	Schema      Kind = "schema"      // a value did not match its schema
+	Timeout     Kind = "timeout"     // a deadline passed
+	EarlyAbort  Kind = "early_abort" // the generation monitor stopped a degenerate generation
+	Rejected    Kind = "rejected"    // the validator refused the code
+	Denied      Kind = "denied"      // the sandbox or the OS refused an operation
+	Crashed     Kind = "crashed"     // the worker died (out of memory, stack overflow, fatal error)
+	Limit       Kind = "limit"       // a cap or budget was hit
+	Canceled    Kind = "canceled"    // the caller stopped the work: a signal, rlm abort, a cancelled context
+	Unavailable Kind = "unavailable" // the model service could not be reached, or kept failing
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{Code, Logic, Format, Schema, Timeout, EarlyAbort, Rejected, Denied, Crashed, Limit}
+var Kinds = []Kind{Code, Logic, Format, Schema, Timeout, EarlyAbort, Rejected, Denied, Crashed, Limit, Canceled, Unavailable}
 
 // Error makes a Kind usable as an error and as an errors.Is target.
 func (k Kind) Error() string { return string(k) }
@@ -132,4 +135,15 @@ func Parse(s string) Kind {
 		return k
 	}
 	return Code
+}
+
+// Stopped is the error of work that ended because ctx did: a Timeout when ctx's deadline passed,
+// else Canceled (its caller stopped it), with context.Cause(ctx) as the cause and msg before
+// it. This is the one place that tells a deadline from a cancellation.
+func Stopped(ctx context.Context, msg string) *Error {
+	k := Canceled
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		k = Timeout
+	}
+	return Wrap(k, context.Cause(ctx), msg)
 }

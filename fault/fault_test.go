@@ -1,6 +1,7 @@
 package fault_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -98,5 +99,25 @@ func TestErrorText(t *testing.T) {
 		if got := tc.p.String(); got != tc.want {
 			t.Errorf("%#v.String() = %q, want %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestStopped: work whose context ended is a timeout when the deadline passed, canceled when its
+// caller stopped it, with the cause kept.
+func TestStopped(t *testing.T) {
+	dl, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	<-dl.Done()
+	if err := fault.Stopped(dl, "the cell"); err.Kind != fault.Timeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("past the deadline: %v (%s); want a timeout", err, err.Kind)
+	}
+	why := errors.New("stopped by SIGINT")
+	cc, stop := context.WithCancelCause(context.Background())
+	stop(why)
+	if err := fault.Stopped(cc, "the cell"); err.Kind != fault.Canceled || !errors.Is(err, why) || err.Error() != "the cell: stopped by SIGINT" {
+		t.Errorf("cancelled: %v (%s); want canceled with the cause", err, err.Kind)
+	}
+	if fault.Parse("canceled") != fault.Canceled || fault.Parse("unavailable") != fault.Unavailable {
+		t.Error("the new kinds are not in the closed set")
 	}
 }

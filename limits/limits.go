@@ -79,6 +79,11 @@ const (
 	MaxDepth  = 1   // depth of a run's tree: 1 = root and sub-calls; above 1, llm_query runs a child run
 	DepthCap  = 5   // the deepest MaxDepth and a run's depth may go (SFA_MAX_DEPTH)
 	MinFreeMB = 100 // free space, in MB, a run needs in RLM_HOME
+	// MaxRuns is how many processes may have a model run going in one RLM_HOME at once, the
+	// new run's included: the runs of one process (a batch's tasks, an MCP server's requests)
+	// count once, and sub-runs and runs that have made no model call (a script, rlm repl) not
+	// at all.
+	MaxRuns = 1
 )
 
 // The model client's budgets (per run, every model and sub-call together), and its network and

@@ -29,6 +29,7 @@ var Table = []Limit{
 	{"limits.max_subcalls", SubCalls, "sub-calls (llm_query, batched slots included) per run"},
 	{"limits.max_batches", Batches, "llm_query_batched calls per run"},
 	{"limits.batch_width", BatchWidth, "sub-calls of one batch run at a time"},
+	{"limits.max_runs", MaxRuns, "processes with a model run going in one RLM_HOME at once (sub-runs, scripts without model calls and rlm repl are not counted)"},
 	{"limits.max_calls", MaxCalls, "model API calls per run (root and sub-calls, retries included)"},
 	{"limits.max_tokens", MaxTokens, "tokens per run (prompt + completion)"},
 	{"limits.max_cost", MaxCost, "US dollars per run; 0: no dollar budget (calls and tokens still bound the run)"},

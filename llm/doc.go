@@ -145,23 +145,26 @@
 //
 //	failure                                          kind         Call.Status
 //	budget of calls or tokens would be exceeded      limit        (no call made)
-//	5 API errors within 60 s (circuit breaker)       limit        error:<category>
+//	5 API errors within 60 s (circuit breaker)       unavailable  error:<category>
 //	context length exceeded                          limit        error:context_length
 //	429 rate limit after MaxAttempts attempts        limit        error:rate_limit
 //	dollar budget would be exceeded, or a model
 //	  without price or reported cost under it        limit        (no call made)
 //	quota exhausted, no deadline to wait within      limit        error:quota
 //	quota exhausted, next probe past the deadline    timeout      error:quota
-//	5xx, 408, transport, dropped stream, connect or
-//	  idle timeout after MaxAttempts attempts        timeout      error:server|transport|connect_timeout|idle_timeout
-//	the caller's context cancelled or expired        timeout      (wraps ctx.Err())
+//	5xx, 408, transport (refused, reset), dropped
+//	  stream after MaxAttempts attempts              unavailable  error:server|transport
+//	connect or idle timeout after MaxAttempts        timeout      error:connect_timeout|idle_timeout
+//	the caller's context expired                     timeout      (wraps ctx.Err())
+//	the caller's context cancelled                   canceled     (wraps ctx.Err())
 //	other 4xx (400, 401, 403, 404, 422, …)           format       error:bad_request
 //	monitor abort on the last model of the ladder    early_abort  early_abort
 //	no model, empty request, unknown Request.Model   schema       (no call made)
 //
-// A backend that stays unavailable is a timeout, not a crash (no worker died)
-// nor a limit (no cap was hit): docs/design.md's policy for timeout ("skipped when
-// optional") is what a caller should do with a sub-call whose server is down.
+// A backend that stays unavailable is of kind unavailable, not a crash (no
+// worker died) nor a limit (no cap was hit) nor, unless it went silent, a
+// timeout: what a caller should do with a sub-call whose server is down is
+// what it does with a timeout (docs/design.md: "skipped when optional").
 // The breaker's message starts with "Circuit breaker: API error rate", or, when
 // the last error was a failure to reach the server at all, with that failure
 // ("cannot connect to http://HOST/v1: connection refused; Circuit breaker: …");

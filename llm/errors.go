@@ -177,12 +177,18 @@ func faultFor(f failure, red func(string) string) *fault.Error {
 		k, msg = fault.Format, fmt.Sprintf("%s rejected the request (%s); this is not retried: check the model name, API key and request options", who, cause)
 	case catRateLimit:
 		k, msg = fault.Limit, fmt.Sprintf("%s: still rate-limited after %d attempts (%s); lower the concurrency or raise the rate limit", who, f.attempts, cause)
-	case catIdle, catConnect, catServer, catTransport:
+	case catServer, catTransport:
+		k, msg = fault.Unavailable, fmt.Sprintf("%s: model server unavailable after %d attempts (last: %s); check the server (%s) or try again later", who, f.attempts, cause, f.setting)
+	case catIdle, catConnect:
 		k, msg = fault.Timeout, fmt.Sprintf("%s: model server unavailable after %d attempts (last: %s); check the server (%s) or try again later", who, f.attempts, cause, f.setting)
 	case catEarlyAbort:
 		k, msg = fault.EarlyAbort, fmt.Sprintf("%s: generation aborted by the monitor on the last model tier (%s); rephrase the prompt, give a smaller slice, or add a stronger model to RLM_MODEL", who, cause)
-	default: // catCanceled
-		return fault.Wrap(fault.Timeout, f.ctxErr, red(who+": call cancelled"))
+	default: // catCanceled: the caller's deadline passed (timeout), or the caller stopped it
+		k = fault.Canceled
+		if errors.Is(f.ctxErr, context.DeadlineExceeded) {
+			k = fault.Timeout
+		}
+		return fault.Wrap(k, f.ctxErr, red(who+": call cancelled"))
 	}
 	return &fault.Error{Kind: k, Msg: red(msg)}
 }
@@ -214,9 +220,9 @@ func (u unavailable) Is(target error) bool { return target == ErrUnavailable }
 // is where the server's URL is set ("RLM_BASE_URL", "base_url in [backends.NAME]").
 func breakerError(n int, window time.Duration, last, setting string) error {
 	if setting != "" {
-		return unavailable{fault.New(fault.Limit, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct %s, then start again", last, n, window, setting)}
+		return unavailable{fault.New(fault.Unavailable, "%s; Circuit breaker: %d API errors within %s, so the task is aborted: start the model server or correct %s, then start again", last, n, window, setting)}
 	}
-	return unavailable{fault.New(fault.Limit, "Circuit breaker: API error rate too high (%d API errors within %s, last: %s); the task is aborted: check the model server and start again", n, window, last)}
+	return unavailable{fault.New(fault.Unavailable, "Circuit breaker: API error rate too high (%d API errors within %s, last: %s); the task is aborted: check the model server and start again", n, window, last)}
 }
 
 func quotaDeadlineError(model, cause string) error {
@@ -227,8 +233,9 @@ func quotaNoDeadlineError(model, cause string) error {
 	return unavailable{fault.New(fault.Limit, "model %s: API quota exhausted (%s); there is no task deadline to wait within: add credit or use another key, then resume the task", model, cause)}
 }
 
+// ctxFault is the error of a call whose context ended: timeout, or canceled (fault.Stopped).
 func ctxFault(ctx context.Context, what string) *fault.Error {
-	return fault.Wrap(fault.Timeout, ctx.Err(), what)
+	return fault.Wrap(fault.Stopped(ctx, "").Kind, ctx.Err(), what)
 }
 
 func configError(format string, args ...any) *fault.Error {

@@ -64,8 +64,8 @@ func TestFaultMapping(t *testing.T) {
 	want := map[string]fault.Kind{
 		catContext: fault.Limit, catBadRequest: fault.Format, catLogprobs: fault.Format,
 		catRateLimit: fault.Limit, catIdle: fault.Timeout, catConnect: fault.Timeout,
-		catServer: fault.Timeout, catTransport: fault.Timeout, catEarlyAbort: fault.EarlyAbort,
-		catCanceled: fault.Timeout,
+		catServer: fault.Unavailable, catTransport: fault.Unavailable, catEarlyAbort: fault.EarlyAbort,
+		catCanceled: fault.Canceled,
 	}
 	for cat, k := range want {
 		f := faultFor(failure{cat: cat, model: "m", agent: "a", attempts: 5, err: errors.New("x"), ctxErr: context.Canceled}, func(s string) string { return s })
@@ -75,6 +75,9 @@ func TestFaultMapping(t *testing.T) {
 	}
 	if !errors.Is(faultFor(failure{cat: catCanceled, err: context.Canceled, ctxErr: context.Canceled}, func(s string) string { return s }), context.Canceled) {
 		t.Error("a cancelled call does not unwrap to context.Canceled")
+	}
+	if f := faultFor(failure{cat: catCanceled, err: context.DeadlineExceeded, ctxErr: context.DeadlineExceeded}, func(s string) string { return s }); f.Kind != fault.Timeout {
+		t.Errorf("a call past its caller's deadline: %s, want timeout", f.Kind)
 	}
 	// An unavailable server: the fix names where its URL is set.
 	f := faultFor(failure{cat: catServer, model: "m", agent: "sub", attempts: 5, err: errors.New("HTTP 503"), setting: "base_url in [backends.vllm]"}, func(s string) string { return s })

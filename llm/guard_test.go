@@ -24,9 +24,9 @@ func testBreaker(t *testing.T, p llm.Provider) {
 		wantMsg  string
 		wantReqs int
 	}{
-		{"5 errors in the window", nil, fault.Limit, "Circuit breaker: API error rate", 5},
-		{"3 errors in the window", func(c *llm.Config) { c.BreakerErrors = 3 }, fault.Limit, "Circuit breaker: API error rate", 3},
-		{"errors 61 s apart", func(c *llm.Config) { c.MinBackoff, c.MaxBackoff = 61*time.Second, 61*time.Second }, fault.Timeout, "unavailable after 5 attempts", 5},
+		{"5 errors in the window", nil, fault.Unavailable, "Circuit breaker: API error rate", 5},
+		{"3 errors in the window", func(c *llm.Config) { c.BreakerErrors = 3 }, fault.Unavailable, "Circuit breaker: API error rate", 3},
+		{"errors 61 s apart", func(c *llm.Config) { c.MinBackoff, c.MaxBackoff = 61*time.Second, 61*time.Second }, fault.Unavailable, "unavailable after 5 attempts", 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

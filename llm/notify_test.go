@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 )
 
@@ -114,8 +115,8 @@ func TestUnreachableTripsBreakerWithCause(t *testing.T) {
 		}
 		_, err = c.Complete(t.Context(), ask("hi"))
 		if err == nil || !strings.HasPrefix(err.Error(), "cannot connect to "+url+": connection refused; Circuit breaker: 5 API errors") ||
-			!strings.Contains(err.Error(), tc.setting) {
-			t.Errorf("error = %v; want the unreachable server first, then the breaker and the fix (%s)", err, tc.setting)
+			!strings.Contains(err.Error(), tc.setting) || fault.KindOf(err) != fault.Unavailable {
+			t.Errorf("error = %v (%s); want the unreachable server first, then the breaker and the fix (%s), of kind unavailable", err, fault.KindOf(err), tc.setting)
 		}
 	}
 }

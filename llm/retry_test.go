@@ -53,7 +53,7 @@ var (
 			replies:   []llmtest.Reply{{Kind: llmtest.ServerError, Times: 6}, okReply},
 			wantWaits: []time.Duration{s, 2 * s, 4 * s, 5 * s, 5 * s, 5 * s}, wantReqs: 7},
 		{name: "5xx gives up after 5 attempts", edit: noBreak,
-			replies: []llmtest.Reply{e500}, wantErr: fault.Timeout, wantMsg: "unavailable after 5 attempts",
+			replies: []llmtest.Reply{e500}, wantErr: fault.Unavailable, wantMsg: "unavailable after 5 attempts",
 			wantWaits: []time.Duration{s, 2 * s, 4 * s, 8 * s}, wantReqs: 5},
 		{name: "persistent 429 is a limit", edit: noBreak,
 			replies: []llmtest.Reply{{Kind: llmtest.RateLimit, Times: -1}}, wantErr: fault.Limit,

@@ -94,7 +94,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() {
-		cancel(fault.Wrap(fault.Limit, context.Cause(ctx), "the MCP client cancelled the request"))
+		cancel(fault.Wrap(fault.Canceled, context.Cause(ctx), "the MCP client cancelled the request"))
 	})
 	defer stop()
 	opts.OnEvent = s.progress(ctx, req)
@@ -128,7 +128,7 @@ func (s *Server) askOptions(in askInput) (rlm.Options, error) {
 		return rlm.Options{}, err
 	}
 	o := rlm.Options{Question: in.Question, Files: files, Roots: roots, Lang: in.Lang, Mode: mode, Home: s.opts.Home,
-		Model: s.opts.Model, Replay: s.opts.Replay, Limits: s.opts.Limits, MaxIterations: s.opts.MaxIterations,
+		Model: s.opts.Model, Replay: s.opts.Replay, Limits: s.opts.Limits, MaxIterations: s.opts.MaxIterations, MaxRuns: s.opts.MaxRuns,
 		Timeout: s.opts.Timeout, CellTimeout: s.opts.CellTimeout, AllowDegraded: s.opts.AllowDegraded, NoLog: s.opts.NoLog, Quiet: true, Tools: s.opts.Tools,
 		Convert: s.opts.Convert}
 	if in.Limits == nil {

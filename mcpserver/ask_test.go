@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/llm/llmtest"
 	"github.com/rlm-sandbox/rlm/mcpserver"
@@ -194,8 +195,8 @@ func TestAskCancel(t *testing.T) {
 			run = tk
 		}
 	}
-	if run.Status != audit.Failed || !strings.Contains(run.ErrorMessage, "the MCP client cancelled the request") {
-		t.Errorf("the run's record: %s %q; want FAILED, cancelled by the client", run.Status, run.ErrorMessage)
+	if run.Status != audit.Aborted || run.ErrorKind != fault.Canceled || !strings.Contains(run.ErrorMessage, "the MCP client cancelled the request") {
+		t.Errorf("the run's record: %s %s %q; want ABORTED, canceled by the client", run.Status, run.ErrorKind, run.ErrorMessage)
 	}
 }
 

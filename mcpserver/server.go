@@ -39,6 +39,7 @@ type Options struct {
 	CellTimeout   time.Duration // per cell, sessions and runs (120 s); a client may ask for less
 	Timeout       time.Duration // a run's wall clock (90 min); a client may ask for less
 	MaxIterations int           // a run's root iterations (25); a client may ask for fewer
+	MaxRuns       int           // processes with a model run going in Home at once (1; rlm.Options.MaxRuns)
 	Limits        rlm.Limits    // the caps of sessions and runs
 	AllowDegraded bool          // run model code even below the minimum confinement
 	NoLog         bool          // no daily log for runs (the audit trail and traces are written)

@@ -276,7 +276,7 @@ func (w *workerProc) exec(ctx context.Context, req execReq, o Options) (Result, 
 			return Result{}, nil, fault.New(fault.Timeout, "the cell ran past its hard deadline (%v) and the worker was killed", limit)
 		case <-ctx.Done():
 			w.kill()
-			return Result{}, nil, fault.Wrap(fault.Timeout, ctx.Err(), "the cell was stopped and the worker was killed; the session's state is rebuilt before the next cell runs")
+			return Result{}, nil, fault.Stopped(ctx, "the cell was stopped and the worker was killed; the session's state is rebuilt before the next cell runs")
 		}
 	}
 }

@@ -311,8 +311,8 @@ func TestCancelledCellRebuildsState(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
 	r := s.Exec(ctx, "hang")
-	if !errors.Is(r.Err, fault.Timeout) || r.Rebuilt || r.Lost != nil || r.Deaths != 0 {
-		t.Fatalf("cancelled cell: err %v rebuilt %v lost %v deaths %d; want a timeout, no rebuild yet, no death counted", r.Err, r.Rebuilt, r.Lost, r.Deaths)
+	if fault.KindOf(r.Err) != fault.Canceled || r.Rebuilt || r.Lost != nil || r.Deaths != 0 {
+		t.Fatalf("cancelled cell: err %v rebuilt %v lost %v deaths %d; want canceled, no rebuild yet, no death counted", r.Err, r.Rebuilt, r.Lost, r.Deaths)
 	}
 	if r := run(t, s, "print x"); r.Stdout != "9\n" || !r.Rebuilt {
 		t.Fatalf("after the cancel: %q %v rebuilt %v", r.Stdout, r.Err, r.Rebuilt)

@@ -312,7 +312,7 @@ func (s *Session) recentDeaths(now time.Time) int {
 // ends with ctx. The Result carries Rebuilt and Lost, or Err when no worker runs afterwards.
 func (s *Session) rebuild(ctx context.Context) Result {
 	if err := sleepCtx(ctx, backoff(s.recentDeaths(time.Now()), s.opts.MaxBackoff)); err != nil {
-		return Result{Err: fault.Wrap(fault.Timeout, err, "waiting to restart the worker")}
+		return Result{Err: fault.Stopped(ctx, "waiting to restart the worker")}
 	}
 	if err := s.start(ctx); err != nil {
 		return Result{Err: err}
@@ -366,7 +366,7 @@ func (s *Session) replay(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			s.w.killWait()
 			s.w = nil
-			return Result{Err: fault.Wrap(fault.Timeout, ctx.Err(), fmt.Sprintf("rebuilding the session's state was stopped at cell %d of %d; the next cell rebuilds it again", i+1, n))}
+			return Result{Err: fault.Stopped(ctx, fmt.Sprintf("rebuilding the session's state was stopped at cell %d of %d; the next cell rebuilds it again", i+1, n))}
 		}
 		if death != nil {
 			// The cell killed the new worker too: drop it, so the next rebuild gets past it.

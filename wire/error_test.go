@@ -46,6 +46,11 @@ func TestErrorRoundTrip(t *testing.T) {
 				tc.name, got, fault.KindOf(got), pos, tc.wantKind, tc.sent.Error(), tc.wantPos)
 		}
 	}
+	for _, k := range fault.Kinds { // every kind of the closed set crosses as itself
+		if got := fault.KindOf(ErrorOf(fault.New(k, "x")).Err()); got != k {
+			t.Errorf("kind %q arrived as %q", k, got)
+		}
+	}
 	forged := (&Error{Kind: "root", Message: "trust me"}).Err()
 	if fault.KindOf(forged) != fault.Code {
 		t.Errorf("a kind outside the closed set arrived as %q; want code", fault.KindOf(forged))

@@ -22,11 +22,13 @@ func newAbortCmd() *cobra.Command {
 		Use:   "abort TASK_ID",
 		Short: "Stop a running task (SIGTERM to the run recorded in its PID file)",
 		Example: `  rlm abort 20261124-101500-3f9a1c               # the task id rlm run printed
+  rlm abort last                                 # the newest run
   rlm abort --wait 30s 20261124-101500-3f9a1c`,
 		Long: `Abort sends SIGTERM to the run whose PID file is RLM_HOME/run/TASK_ID.pid, then waits up to
---wait for it to exit. The run marks its task FAILED, flushes its records, stops its worker and
-exits 143. The task id is printed by rlm run on stderr and in --json output; --task-id ID is
-the older spelling of the argument.
+--wait for it to exit. The run marks its task ABORTED (error kind canceled), flushes its
+records, stops its worker and exits 143. The task id is printed by rlm run on stderr and in
+--json output (rlm runs lists them); a unique prefix of it will do, and last names the newest
+run. --task-id ID is the older spelling of the argument.
 
 Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 2 usage.`,
 		Args:              maxArgs(1, "TASK_ID"),
@@ -34,6 +36,9 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := abortTarget(args, task)
 			if err != nil {
+				return err
+			}
+			if id, err = resolveTask(cmd.Context(), id); err != nil {
 				return err
 			}
 			return abortTask(cmd, id, wait)

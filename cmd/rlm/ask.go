@@ -62,13 +62,32 @@ func (f *askFlags) mode() (controller.Mode, error) {
 	return controller.Auto, nil
 }
 
-// signalled is the error of a run stopped by SIGINT or SIGTERM; it exits 128+signal.
-type signalled struct{ sig syscall.Signal }
+// signalled is the error of a run stopped by SIGINT or SIGTERM; it exits 128+signal. task, when
+// set, is the run's task.
+type signalled struct {
+	sig  syscall.Signal
+	task string
+}
 
-func (s signalled) Error() string { return "stopped by " + s.sig.String() }
+// signalNames says where each signal that stops a run comes from.
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGINT:  "SIGINT (Ctrl-C)",
+	syscall.SIGTERM: "SIGTERM (rlm abort, kill or a shutdown)",
+}
 
-// withSignals cancels ctx on the first SIGINT or SIGTERM, with a limit error wrapping signalled
-// as the cause (which rlm.Ask records as the run's error). A second signal runs last (quick,
+func (s signalled) Error() string {
+	name, ok := signalNames[s.sig]
+	if !ok {
+		name = s.sig.String()
+	}
+	if s.task == "" {
+		return "stopped by " + name
+	}
+	return fmt.Sprintf("stopped by %s; task %s is marked ABORTED (rlm trace summary %[2]s)", name, s.task)
+}
+
+// withSignals cancels ctx on the first SIGINT or SIGTERM, with a canceled error wrapping
+// signalled as the cause (which rlm.Ask records as the run's error). A second signal runs last (quick,
 // bounded cleanup) and exits at once: the worker and the sub-runs die with this process
 // (Pdeathsig).
 func withSignals(ctx context.Context, last func(signalled)) (context.Context, func()) {
@@ -79,13 +98,13 @@ func withSignals(ctx context.Context, last func(signalled)) (context.Context, fu
 	go func() {
 		select {
 		case s := <-ch:
-			cancel(fault.Wrap(fault.Limit, signalled{s.(syscall.Signal)}, "the run was stopped by a signal"))
+			cancel(fault.Wrap(fault.Canceled, signalled{sig: s.(syscall.Signal)}, ""))
 		case <-done:
 			return
 		}
 		select {
 		case s := <-ch:
-			sig := signalled{s.(syscall.Signal)}
+			sig := signalled{sig: s.(syscall.Signal)}
 			last(sig)
 			os.Exit(exitCode(sig))
 		case <-done:
@@ -145,12 +164,12 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 		if perr := printJSON(stdout, jsonResult(res, false)); perr != nil {
 			return perr
 		}
-		return exitFor(exitErr(ctx, err))
+		return exitFor(exitErr(ctx, err, res.TaskID))
 	}
 	if err == nil {
 		fmt.Fprintln(answerWriter(stdout, f.raw), res.Answer)
 	}
-	return exitErr(ctx, err)
+	return exitErr(ctx, err, res.TaskID)
 }
 
 // runOptions turns the flags, the environment (SFA_*, RLM_*) and the config files into the
@@ -298,10 +317,12 @@ func answerWriter(out io.Writer, raw bool) io.Writer {
 // envRetryBackoff sets the first retry's backoff (default 1 s; it doubles up to 30 s).
 const envRetryBackoff = "RLM_RETRY_BACKOFF"
 
-// exitErr is the error that decides a finished run's exit status.
-func exitErr(ctx context.Context, err error) error {
+// exitErr is the error that decides a finished run's exit status; a run stopped by a signal
+// names its task.
+func exitErr(ctx context.Context, err error, task string) error {
 	var s signalled
 	if errors.As(context.Cause(ctx), &s) {
+		s.task = task
 		return s
 	}
 	return err

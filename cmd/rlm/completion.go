@@ -71,6 +71,9 @@ func completeTraces(_ *cobra.Command, args []string, prefix string) ([]cobra.Com
 			ids = append(ids, id)
 		}
 	}
+	if len(paths) > 0 && strings.HasPrefix(lastTask, prefix) {
+		ids = append([]cobra.Completion{lastTask}, ids...) // the newest run
+	}
 	return ids, cobra.ShellCompDirectiveKeepOrder
 }
 

@@ -369,9 +369,27 @@ func livePID(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600))
 }
 
+// waitFile GLOB waits up to 30 s for a file matching GLOB (a run's PID file, say) and sets
+// $WAITED to the first.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile GLOB")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m, _ := filepath.Glob(ts.MkAbs(args[0])); len(m) > 0 {
+			ts.Setenv("WAITED", m[0])
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: no file matches %s after 30 s", args[0])
+		}
+	}
+}
+
 // sigRun starts rlm with ARGS, waits until its worker exists and a cell is running, stops it
 // (SIGINT, SIGTERM, `rlm abort --task-id ID` or `rlm abort ID` of its task), and checks it exits
-// with CODE within 5 s and leaves no process of its tree behind.
+// with CODE within 5 s and leaves no process of its tree behind. The run's stderr is the
+// command's.
 //
 //	sigrun INT|TERM|abort|abort-id CODE [-after N] ARGS...
 //
@@ -412,7 +430,7 @@ func sigRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	err = cmd.Wait()
 	took := time.Since(start)
-	ts.Logf("stderr:\n%s", stderr.String())
+	fmt.Fprint(ts.Stderr(), stderr.String()) // for the script's stderr checks
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -16,10 +16,11 @@ import (
 
 // Exit codes, from docs/design.md's CLI contract.
 const (
-	exitOK      = 0
-	exitFailed  = 1 // findings, limits, rejected code, crashes, model errors
-	exitUsage   = 2 // bad flags or arguments, unreadable files
-	exitTimeout = 3
+	exitOK       = 0
+	exitFailed   = 1 // findings, limits, rejected code, crashes, model errors (unavailable too)
+	exitUsage    = 2 // bad flags or arguments, unreadable files
+	exitTimeout  = 3
+	exitCanceled = 130 // stopped by its caller without a signal of this process's own (a signal: 128+signal)
 )
 
 // usageError marks errors in how rlm was invoked, including files it cannot read.
@@ -42,8 +43,12 @@ func exitCode(err error) int {
 		return 128 + int(sig.sig) // 130 for SIGINT, 143 for SIGTERM
 	case errors.As(err, &ue), errors.As(err, &oe):
 		return exitUsage
-	case errors.Is(err, fault.Timeout):
+	}
+	switch fault.KindOf(err) {
+	case fault.Timeout:
 		return exitTimeout
+	case fault.Canceled:
+		return exitCanceled
 	}
 	return exitFailed
 }
@@ -79,7 +84,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.PersistentPreRunE = checkHome
 	root.AddCommand(newValidateCmd(), newReplCmd(), newIsolationCmd(), newRunCmd(), newWorkerCmd(),
-		newAbortCmd(), newCleanCmd(), newTraceCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
+		newAbortCmd(), newCleanCmd(), newTraceCmd(), newRunsCmd(), newEvalCmd(), newMCPCmd(), newConfigCmd(), newBatchCmd(), newQueueWorkerCmd(), newVersionCmd())
 	addCompletion(root)
 	checkCommands(root)
 	return root

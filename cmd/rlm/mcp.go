@@ -163,7 +163,7 @@ func (f mcpFlags) options(stderr io.Writer) (mcpserver.Options, error) {
 	}
 	return mcpserver.Options{
 		Home: home, Roots: roots, Model: ro.Model, Replay: replay, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
-		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, Limits: ro.Limits,
+		CellTimeout: ro.CellTimeout, Timeout: ro.Timeout, MaxIterations: ro.MaxIterations, MaxRuns: ro.MaxRuns, Limits: ro.Limits,
 		AllowDegraded: f.allowDegraded, NoLog: f.noLog || os.Getenv(envNoLog) == "1", Name: "rlm", Version: moduleVersion(),
 		Tools: ro.Tools, Convert: ro.Convert, // rlm.toml's [tools.NAME] and [convert]
 	}, nil

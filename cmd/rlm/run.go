@@ -141,8 +141,10 @@ Every run is recorded under RLM_HOME (default ~/.rlm), whatever its outcome: the
 log (logs/, off with --no-log or SFA_NO_LOG=1). Secrets are redacted from all of them.
 Guardrails: budgets (--max-calls, --max-tokens), --max-iterations, --max-subcalls, the task's
 --timeout, a circuit breaker on API errors, RLM_HOME/EMERGENCY_STOP (checked before every model
-call), one run at a time per RLM_HOME (rlm abort TASK_ID stops it), and 100 MB free disk.
-SIGINT and SIGTERM stop the run, its worker and its sub-runs, and mark the task FAILED.
+call), one model run at a time per RLM_HOME (--max-runs N allows N; rlm abort TASK_ID stops
+one; script runs without llm_query are not counted), and 100 MB free disk.
+SIGINT and SIGTERM (rlm abort sends it) stop the run, its worker and its sub-runs, and mark
+the task ABORTED, its error of kind canceled.
 --replay FILE answers with a scripted model instead (examples/demo/model.json): no network.
 
 With --script, the script (Go or JavaScript) runs as one sandboxed cell; its errors name the
@@ -165,8 +167,8 @@ own tools).
 What the code or the model wrote is printed with its control characters escaped (ESC, BEL, C1
 and bidi controls), so that it cannot act on a terminal; --raw prints the answer as it is.
 
-Exit status: 0 success · 1 failed (rejected, crashed, limit, model error, loop detected)
-· 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
+Exit status: 0 success · 1 failed (rejected, crashed, limit, model server unavailable, loop
+detected) · 2 usage · 3 timeout · 130 SIGINT · 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cleanup, err := f.saveInputs(cmd.InOrStdin())
 			defer cleanup()
@@ -233,14 +235,14 @@ func reportScript(ctx context.Context, out io.Writer, f runFlags, res rlm.Result
 		if perr := printJSON(out, jsonResult(res, true)); perr != nil {
 			return perr
 		}
-		return exitFor(exitErr(ctx, err))
+		return exitFor(exitErr(ctx, err, res.TaskID))
 	}
 	w := answerWriter(out, f.raw)
 	fmt.Fprint(w, res.Output)
 	if final {
 		fmt.Fprintln(w, res.Answer)
 	}
-	return exitErr(ctx, err)
+	return exitErr(ctx, err, res.TaskID)
 }
 
 func scriptLang(f runFlags) (source.Lang, error) {

@@ -17,7 +17,7 @@ import (
 // taskID NAME sets $NAME to the id of the newest task in the audit trail.
 func taskID(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: taskid NAME")
+		ts.Fatalf("usage: taskid NAME (sets NAME to the newest task's id, NAME_PREFIX to all of it but its last character)")
 	}
 	db, err := audit.Open(filepath.Join(ts.Getenv("RLM_HOME"), "audit.db"), audit.Options{})
 	ts.Check(err)
@@ -28,6 +28,7 @@ func taskID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("taskid: no task recorded")
 	}
 	ts.Setenv(args[0], tasks[0].ID)
+	ts.Setenv(args[0]+"_PREFIX", tasks[0].ID[:len(tasks[0].ID)-1]) // a unique prefix, but for a one-in-16-million draw
 }
 
 // refParse FILE prints what the reference RLM visualizer shows for a trace (package tracetest,

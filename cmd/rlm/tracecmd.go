@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,14 +33,15 @@ func newTraceCmd() *cobra.Command {
   rlm trace summary ~/.rlm/traces/rlm_2026-11-24_10-15-00_20261124-101500-3f9a1c.jsonl`,
 		Long: `Summary reads a trace written by rlm run (RLM_HOME/traces/rlm_<time>_<task>.jsonl, with its
 outcome beside it in rlm_<time>_<task>.outcome.json) or by the reference RLM implementation's
-logger. Name the file, or the task id that rlm run printed. A last line cut short by a crash is
+logger. Name the file, or the task id that rlm run printed (or a unique prefix of it, or last
+for the newest run: rlm runs lists them). A last line cut short by a crash is
 reported, not fatal.
 
 Exit status: 0 · 1 malformed trace · 2 usage or unreadable file.`,
 		Args:              exactArgs(1, "FILE|TASK_ID"),
 		ValidArgsFunction: completeTraces,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := tracePath(args[0])
+			path, err := tracePath(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -76,7 +78,7 @@ Exit status: 0 · 1 the page could not be written · 2 usage or unreadable trace
 		Args:              exactArgs(1, "FILE|TASK_ID"),
 		ValidArgsFunction: completeTraces,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := tracePath(args[0])
+			path, err := tracePath(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -142,15 +144,20 @@ func openBrowser(file string) error {
 	return nil
 }
 
-// tracePath resolves a trace argument: an existing file, else a task id under RLM_HOME/traces.
-func tracePath(arg string) (string, error) {
+// tracePath resolves a trace argument: an existing file, else a task id under RLM_HOME/traces
+// ("last", or a unique prefix: resolveTask).
+func tracePath(ctx context.Context, arg string) (string, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		return arg, nil
 	}
 	if strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, ".jsonl") {
 		return "", usagef("trace %s: no such file", arg)
 	}
-	p, err := trace.Find(home.Traces(rlmHome()), arg)
+	task, err := resolveTask(ctx, arg)
+	if err != nil {
+		return "", err
+	}
+	p, err := trace.Find(home.Traces(rlmHome()), task)
 	if err != nil {
 		return "", usageError{err}
 	}

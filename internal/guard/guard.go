@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -141,69 +139,10 @@ func CheckChain(name string, chain []string, depth, depthCap int) error {
 	return nil
 }
 
-// Lock is the PID file of a run: home/run/<task>.pid.
-type Lock struct{ path string }
-
-// LockRun refuses a run while a run of another process is alive in home, then records this
-// one. Runs of one process (a batch's tasks, a server's requests) may share a home, and a
-// nested run (a sub-run, in a child process) belongs to the run that started it and is not
-// refused either. Stale PID files are removed.
-func LockRun(dir, task string, nested bool) (*Lock, error) {
-	run := home.Run(dir)
-	if err := os.MkdirAll(run, 0o700); err != nil {
-		return nil, err
-	}
-	lk, err := os.OpenFile(filepath.Join(run, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer lk.Close()
-	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
-		return nil, err
-	}
-	if !nested {
-		if pid, ok := runningTask(run); ok {
-			return nil, fault.New(fault.Limit, "Another task is running (PID %d); wait for it, stop it with rlm abort, or use another RLM_HOME", pid)
-		}
-	}
-	p := home.PIDFile(dir, task)
-	if err := os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		return nil, err
-	}
-	return &Lock{path: p}, nil
-}
-
-// Release removes the PID file; a nil Lock is a no-op.
-func (l *Lock) Release() {
-	if l != nil {
-		os.Remove(l.path)
-	}
-}
-
-// runningTask finds the PID of a live run of another process among the PID files, removing
-// those of dead processes.
-func runningTask(dir string) (int, bool) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
-	for _, f := range files {
-		pid, err := ReadPID(f)
-		if err == nil && pid == os.Getpid() {
-			continue
-		}
-		if err == nil && Alive(pid) {
-			return pid, true
-		}
-		os.Remove(f)
-	}
-	return 0, false
-}
-
-// ReadPID reads a PID file.
+// ReadPID reads the process id of a PID file (its first line).
 func ReadPID(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, _, err := readPIDFile(path)
+	return pid, err
 }
 
 // Alive reports whether process pid exists and has not exited (a zombie has).

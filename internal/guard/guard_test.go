@@ -47,51 +47,109 @@ func TestCheckChain(t *testing.T) {
 	}
 }
 
+// writePID writes a PID file of process pid in home's run directory, with the lines given after
+// the PID.
+func writePID(t *testing.T, home, task string, pid int, rest ...string) string {
+	t.Helper()
+	p := filepath.Join(home, "run", task+".pid")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(append([]string{strconv.Itoa(pid)}, rest...), "\n") + "\n"
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestLockRun(t *testing.T) {
 	home := t.TempDir()
-	other := filepath.Join(home, "run", "other.pid")
-	// A live run of another process (the test's parent, the go command) refuses a run.
-	if err := os.MkdirAll(filepath.Dir(other), 0o700); err != nil {
-		t.Fatal(err)
+	// A live model run of another process (the test's parent, the go command; a PID file
+	// without a role, as older versions wrote) refuses a model run at the default count, 1.
+	other := writePID(t, home, "other", os.Getppid())
+	_, err := LockRun(home, "t1", RunLock{Model: true})
+	if err == nil || !errors.Is(err, fault.Limit) {
+		t.Fatalf("a model run while another process has one: %v; want a limit refusal", err)
 	}
-	if err := os.WriteFile(other, []byte(strconv.Itoa(os.Getppid())+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	for _, want := range []string{"another model run is going in RLM_HOME " + home, "(task other, PID " + strconv.Itoa(os.Getppid()) + ")", "at most 1 may run at once", "--max-runs 2, RLM_MAX_RUNS=2 or limits.max_runs"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal %q does not say %q", err, want)
+		}
 	}
-	if _, err := LockRun(home, "t1", false); err == nil || !strings.Contains(err.Error(), "Another task is running (PID") || !errors.Is(err, fault.Limit) {
-		t.Fatalf("a run while another process runs: %v; want a refusal", err)
+	if _, err := os.Stat(filepath.Join(home, "run", "t1.pid")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run left its PID file")
 	}
-	child, err := LockRun(home, "t2", true)
+	// At a count of 2 it runs.
+	l2, err := LockRun(home, "t2", RunLock{Model: true, Max: 2})
+	if err != nil {
+		t.Fatalf("a second model run at --max-runs 2: %v", err)
+	}
+	l2.Release()
+	// A sub-run is not refused, and a run without a model neither, until it claims one.
+	child, err := LockRun(home, "t3", RunLock{Nested: true, Model: true})
 	if err != nil {
 		t.Fatalf("a sub-run must not be refused: %v", err)
 	}
 	child.Release()
-	os.Remove(other)
-	// Runs of one process may share the home.
-	l1, err := LockRun(home, "t3", false)
+	script, err := LockRun(home, "t4", RunLock{})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a script run must not be refused: %v", err)
 	}
-	l2, err := LockRun(home, "t4", false)
+	if err := script.Claim(); !errors.Is(err, fault.Limit) {
+		t.Fatalf("a script's first model call while another process has a model run: %v; want a refusal", err)
+	}
+	os.Remove(other)
+	if err := script.Claim(); err != nil {
+		t.Fatalf("a script's first model call with no other run: %v", err)
+	}
+	if _, r, _ := readPIDFile(filepath.Join(home, "run", "t4.pid")); r != roleModel {
+		t.Errorf("a claimed script run is recorded as %q; want %q", r, roleModel)
+	}
+	script.Release()
+}
+
+// TestLockRunCounts: what counts against the count: model runs of other processes, once per
+// process; not this process's runs, sub-runs, scripts, or dead processes.
+func TestLockRunCounts(t *testing.T) {
+	home := t.TempDir()
+	writePID(t, home, "script", os.Getppid(), "script")
+	writePID(t, home, "sub", os.Getppid(), "nested")
+	l1, err := LockRun(home, "t1", RunLock{Model: true})
 	if err != nil {
-		t.Fatalf("a second run of the same process was refused: %v", err)
+		t.Fatalf("another process's script and sub-run refused a model run: %v", err)
+	}
+	defer l1.Release()
+	l2, err := LockRun(home, "t2", RunLock{Model: true})
+	if err != nil {
+		t.Fatalf("a second model run of the same process was refused: %v", err)
 	}
 	l2.Release()
 	l1.Release()
-	if _, err := os.Stat(filepath.Join(home, "run", "t3.pid")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(home, "run", "t1.pid")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Release left the PID file")
 	}
-	// A PID file of a dead process is stale: removed, not a refusal.
-	stale := filepath.Join(home, "run", "old.pid")
-	if err := os.WriteFile(stale, []byte("999999999\n"), 0o600); err != nil {
-		t.Fatal(err)
+	// Two model runs of one other process count once: a count of 2 lets a run in.
+	writePID(t, home, "a", os.Getppid(), "model")
+	writePID(t, home, "b", os.Getppid(), "model")
+	l3, err := LockRun(home, "t3", RunLock{Model: true, Max: 2})
+	if err != nil {
+		t.Fatalf("two runs of one other process counted twice: %v", err)
 	}
-	l5, err := LockRun(home, "t5", false)
+	l3.Release()
+	// A PID file of a dead process is stale: removed, not a refusal.
+	stale := writePID(t, home, "old", 999999999, "model")
+	os.Remove(filepath.Join(home, "run", "a.pid"))
+	os.Remove(filepath.Join(home, "run", "b.pid"))
+	l5, err := LockRun(home, "t5", RunLock{Model: true})
 	if err != nil {
 		t.Fatalf("a stale PID file refused the run: %v", err)
 	}
 	defer l5.Release()
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the stale PID file is still there")
+	}
+	if pid, err := ReadPID(filepath.Join(home, "run", "t5.pid")); err != nil || pid != os.Getpid() {
+		t.Errorf("ReadPID of a run's file: %d, %v; want %d", pid, err, os.Getpid())
 	}
 }
 
