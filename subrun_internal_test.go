@@ -20,6 +20,7 @@ var notCarried = map[string]string{
 	"Budget":     "the child's share is in Model; the parent charges what it spent",
 	"Progress":   "children are quiet",
 	"Status":     "children are quiet",
+	"MaxRuns":    "a sub-run takes no room in the run lock: it runs inside its parent's",
 	"Quiet":      "children are quiet",
 	"Verbose":    "children are quiet",
 	"OnEvent":    "the parent reports the sub-call",
