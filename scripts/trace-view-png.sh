@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/rlm" ./cmd/rlm
 export RLM_HOME="$tmp/home"; mkdir -p "$RLM_HOME"
-"$tmp/rlm" run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js \
+"$tmp/rlm" run --replay examples/demo/model.json --ctx examples/demo/app.log \
   "Which user had the most payment errors, and what went wrong?" 2>"$tmp/err" >/dev/null
 id="$(grep -o 'task [0-9a-f-]*' "$tmp/err" | head -1 | cut -d' ' -f2)"
 "$tmp/rlm" trace view "$id" -o "$tmp/trace.html" >/dev/null

@@ -21,6 +21,7 @@ import (
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/llm"
+	"github.com/rlm-sandbox/rlm/llm/replay"
 	"github.com/rlm-sandbox/rlm/source"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
@@ -147,6 +148,9 @@ func runQuestion(ctx context.Context, stdout, stderr io.Writer, f runFlags, ques
 	if err := f.check(stderr); err != nil {
 		return err
 	}
+	if err := f.replayLang(); err != nil {
+		return err
+	}
 	if _, err := source.ParseLang(runLang(f)); err != nil {
 		return usageError{err}
 	}
@@ -230,6 +234,25 @@ func retryBackoff(m *llm.Config) error {
 }
 
 // runLang is the session language of a run: --lang, else Go.
+// replayLang takes the language from a --replay file that names one ({"lang": "js", …}) when
+// --lang is not given, and refuses a --lang that differs from it: replies in one language run
+// in the other only to fail.
+func (f *runFlags) replayLang() error {
+	if f.ask.replay == "" {
+		return nil
+	}
+	lang, err := replay.Lang(f.ask.replay)
+	switch {
+	case err != nil || lang == "":
+		return nil // Ask reports an unreadable file, with its line
+	case f.lang == "":
+		f.lang = lang
+	case f.lang != lang:
+		return usagef("--lang %s, but the replay file %s is written for %s: drop --lang, or pass --lang %s", f.lang, f.ask.replay, lang, lang)
+	}
+	return nil
+}
+
 func runLang(f runFlags) string {
 	if f.lang != "" {
 		return f.lang

@@ -64,7 +64,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "rlm",
 		Short: "Sandboxed REPL engine for LLM-written Go and JavaScript",
 		Example: `  # The demo: a scripted model answers a question about a shipped log (no model, no network)
-  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log "Which user had the most payment errors, and what went wrong?"
   # Your model (RLM_BASE_URL, RLM_API_KEY, RLM_MODEL) over your files
   rlm run --ctx /var/log/syslog "Which service failed first after the reboot, and why?"
   rlm repl --lang js --ctx examples/demo/app.log

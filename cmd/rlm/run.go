@@ -113,7 +113,7 @@ func newRunCmd() *cobra.Command {
 		Use:   "run --ctx FILE [--ctx FILE]... (QUESTION | --script FILE) [flags]",
 		Short: "Answer a question about the inputs with a root model, or run a saved script, in a confined worker",
 		Example: `  # The demo: a scripted model, no network
-  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log --lang js "Which user had the most payment errors, and what went wrong?"
+  rlm run --replay examples/demo/model.json --ctx examples/demo/app.log "Which user had the most payment errors, and what went wrong?"
   # A saved script, no model at all: its printed output on stdout
   rlm run --ctx corpus/ctx/sample.txt --script examples/wordcount.js
   # The input from stdin, the model from the environment, one JSON object on stdout

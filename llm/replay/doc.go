@@ -13,7 +13,9 @@
 //
 // # Reply files
 //
-// A reply file is a JSON array of replies, or an object {"replies": [...]}:
+// A reply file is a JSON array of replies, or an object {"replies": [...]}, which may name the
+// language of the replies' code, {"lang": "js", "replies": [...]}, so that rlm run --replay runs
+// them in that language without --lang (Lang):
 //
 //	[
 //	  {"when": "^In one sentence", "text": "Card payments were declined.", "times": -1},

@@ -120,6 +120,22 @@ func fieldList() string {
 	return strings.Join(healthy[:len(healthy)-1], ", ") + " and " + healthy[len(healthy)-1]
 }
 
+// Lang is the language a reply file names for its replies' code ({"lang": "js", "replies":
+// [...]}): "go", "js", or "" when it names none (an array, or an object without "lang").
+func Lang(path string) (string, error) {
+	b, err := tools.ReadRegular(path, maxFile)
+	if err != nil {
+		return "", err
+	}
+	var f struct {
+		Lang string `json:"lang"`
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) && json.Unmarshal(b, &f) == nil {
+		return f.Lang, nil
+	}
+	return "", nil
+}
+
 // ReadFile reads the reply file at path as Read does, its errors naming the file.
 func ReadFile(path string) ([]Entry, error) {
 	b, err := tools.ReadRegular(path, maxFile)
@@ -173,8 +189,15 @@ func readObject(b []byte, d *json.Decoder) ([]Entry, error) {
 	for d.More() {
 		at := start(b, int(d.InputOffset()))
 		key, _ := d.Token()
+		if key == "lang" {
+			var lang string
+			if err := d.Decode(&lang); err != nil || lang != "go" && lang != "js" {
+				return nil, &Error{Line: lineAt(b, at), Msg: `"lang" is the language of the replies' code: "go" or "js"`}
+			}
+			continue
+		}
 		if key != "replies" {
-			return nil, &Error{Line: lineAt(b, at), Msg: fmt.Sprintf(`unknown key %q; a reply file in the object form holds "replies" only: {"replies": [...]}`, key)}
+			return nil, &Error{Line: lineAt(b, at), Msg: fmt.Sprintf(`unknown key %q; a reply file in the object form holds "replies" and "lang": {"lang": "js", "replies": [...]}`, key)}
 		}
 		if at = start(b, int(d.InputOffset())); b[at] != '[' {
 			var v json.RawMessage

@@ -66,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{"duration not a string", `[{"latency": 5}]`, 1, 1, `latency: want a Go duration in a string such as "250ms" or "2s", not 5`},
 		{"bad when", `[{"when": "(x"}]`, 1, 1, `when: "(x" is not a regular expression`},
 		{"replies not an array", "{\n\"replies\": 1}", 2, 0, `"replies" holds a number; write an array of replies`},
-		{"other key", "{\"replies\": [],\n \"extra\": 1}", 2, 0, `unknown key "extra"; a reply file in the object form holds "replies" only`},
+		{"other key", "{\"replies\": [],\n \"extra\": 1}", 2, 0, `unknown key "extra"; a reply file in the object form holds "replies" and "lang"`},
 		{"object without replies", `{}`, 1, 0, `the object has no "replies"`},
 	}
 	for _, tc := range tests {
@@ -152,5 +152,32 @@ func TestReadKeepsOtherFields(t *testing.T) {
 	}
 	if len(es) != len(want) {
 		t.Errorf("%d entries, want %d", len(es), len(want))
+	}
+}
+
+// TestLang: a reply file in the object form may name its replies' language; Read accepts the
+// key and refuses any value but go and js, and an array names none.
+func TestLang(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		body, lang, readErr string
+	}{
+		{`{"lang": "js", "replies": [{"text": "OK."}]}`, "js", ""},
+		{`{"replies": [{"text": "OK."}], "lang": "go"}`, "go", ""},
+		{`[{"text": "OK."}]`, "", ""},
+		{`{"replies": [{"text": "OK."}]}`, "", ""},
+		{`{"lang": "python", "replies": []}`, "python", `"lang" is the language of the replies' code: "go" or "js"`},
+	} {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := replay.Lang(p); err != nil || got != tc.lang {
+			t.Errorf("Lang(%s) = %q, %v; want %q", tc.body, got, err, tc.lang)
+		}
+		_, err := replay.Read([]byte(tc.body))
+		if (tc.readErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.readErr) {
+			t.Errorf("Read(%s) = %v; want %q", tc.body, err, tc.readErr)
+		}
 	}
 }
