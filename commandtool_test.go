@@ -85,13 +85,8 @@ func TestCommandToolsInCells(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	type cell struct {
-		code, output string
-		kind         fault.Kind
-		msg          string
-	}
 	q := strconv.Quote
-	cells := map[string][]cell{
+	cells := map[string][]toolCell{
 		"go": {
 			{code: "out := head_lines(2, " + q(notes) + ")\nn := 0\nfor _, r := range out {\n\tif r == '\\n' {\n\t\tn++\n\t}\n}\nfmt.Println(n, strings.ToUpper(strings.Fields(out)[0]))", output: "added import \"strings\"\n2 FIRST\n"},
 			{code: "fmt.Println(head_lines(1, " + q(outside) + "))", kind: fault.Denied, msg: "outside the allowed roots"},
@@ -118,23 +113,7 @@ fmt.Println(utf8.RuneCountInString(s) <= 1000, strings.HasSuffix(s, "output cut 
 	_, tools := loadTools(t, cellTools)
 	for lang, cs := range cells {
 		t.Run(lang, func(t *testing.T) {
-			ctx := context.Background()
-			s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: lang, Roots: []string{root}, Home: t.TempDir(), Tools: tools})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			for _, c := range cs {
-				r := s.Exec(ctx, c.code)
-				switch {
-				case c.kind == "" && r.Error != nil:
-					t.Errorf("%s: %+v", c.code, r.Error)
-				case c.kind == "" && r.Output != c.output:
-					t.Errorf("%s: output %q; want %q", c.code, r.Output, c.output)
-				case c.kind != "" && (r.Error == nil || r.Error.Kind != c.kind || !strings.Contains(r.Error.Message, c.msg)):
-					t.Errorf("%s: error %+v; want %s, %q", c.code, r.Error, c.kind, c.msg)
-				}
-			}
+			runToolCells(t, rlm.SessionOptions{Lang: lang, Roots: []string{root}, Tools: tools}, cs)
 		})
 	}
 }

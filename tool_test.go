@@ -57,6 +57,37 @@ func testTools(calls *atomic.Int32) []rlm.Tool {
 // result; a path inside the roots reaches the function resolved, one outside is refused
 // (denied); a tool that does not answer times out; the third call of a tool capped at two gets
 // a limit error that says what to do; the system prompt's registry line is the declaration's.
+// toolCell is a cell a tool test runs: its output, or the kind and a phrase of its error.
+type toolCell struct {
+	code, output string
+	kind         fault.Kind
+	msg          string
+}
+
+// runToolCells runs cells in order in one session opened with o (Home a new temporary
+// directory) and checks each one's output or error.
+func runToolCells(t *testing.T, o rlm.SessionOptions, cells []toolCell) {
+	t.Helper()
+	ctx := context.Background()
+	o.Home = t.TempDir()
+	s, err := rlm.OpenSession(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range cells {
+		r := s.Exec(ctx, c.code)
+		switch {
+		case c.kind == "" && r.Error != nil:
+			t.Errorf("%s: %+v", c.code, r.Error)
+		case c.kind == "" && r.Output != c.output:
+			t.Errorf("%s: output %q; want %q", c.code, r.Output, c.output)
+		case c.kind != "" && (r.Error == nil || r.Error.Kind != c.kind || !strings.Contains(r.Error.Message, c.msg)):
+			t.Errorf("%s: error %+v; want %s, %q", c.code, r.Error, c.kind, c.msg)
+		}
+	}
+}
+
 func TestToolsInCells(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("first\nsecond\n"), 0o644); err != nil {
@@ -66,11 +97,7 @@ func TestToolsInCells(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cells := map[string][]struct {
-		code, output string
-		kind         fault.Kind
-		msg          string
-	}{
+	cells := map[string][]toolCell{
 		"go": {
 			{code: `o := order_total("A-1", 2)
 m := o.(map[string]any)
@@ -95,23 +122,7 @@ fmt.Println(m["cents"].(float64)+1, m["shipped"].(bool))`, output: "2501 true\n"
 	for lang, cs := range cells {
 		t.Run(lang, func(t *testing.T) {
 			var calls atomic.Int32
-			ctx := context.Background()
-			s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: lang, Roots: []string{root}, Home: t.TempDir(), Tools: testTools(&calls)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			for _, c := range cs {
-				r := s.Exec(ctx, c.code)
-				switch {
-				case c.kind == "" && r.Error != nil:
-					t.Errorf("%s: %+v", c.code, r.Error)
-				case c.kind == "" && r.Output != c.output:
-					t.Errorf("%s: output %q; want %q", c.code, r.Output, c.output)
-				case c.kind != "" && (r.Error == nil || r.Error.Kind != c.kind || !strings.Contains(r.Error.Message, c.msg)):
-					t.Errorf("%s: error %+v; want %s, %q", c.code, r.Error, c.kind, c.msg)
-				}
-			}
+			runToolCells(t, rlm.SessionOptions{Lang: lang, Roots: []string{root}, Tools: testTools(&calls)}, cs)
 			if n := calls.Load(); n != 2 {
 				t.Errorf("order_total ran %d times", n)
 			}
