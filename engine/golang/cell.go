@@ -176,18 +176,22 @@ func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
 }
 
 // runtimePanics maps the panics of yaegi's reflect-based evaluation to the run-time errors Go
-// reports for the same faults (without the index and length Go adds: yaegi does not give them).
+// reports for the same faults; yaegi does not give the index and length Go adds, so the message
+// says how to avoid the fault instead.
 var runtimePanics = []struct{ prefix, msg string }{
-	{"reflect: slice index out of range", "runtime error: index out of range"},
-	{"reflect: array index out of range", "runtime error: index out of range"},
-	{"reflect: string index out of range", "runtime error: index out of range"},
-	{"reflect.Value.Slice", "runtime error: slice bounds out of range"},
+	{"reflect: slice index out of range", indexRange},
+	{"reflect: array index out of range", indexRange},
+	{"reflect: string index out of range", indexRange},
+	{"reflect.Value.Slice", "runtime error: slice bounds out of range; check the length first, as in s[:min(k, len(s))]"},
 	{"reflect.Value.Call: call of nil function", nilDeref},
 	{"reflect: Method on nil interface value", nilDeref},
 	{"reflect: call of reflect.Value.", nilDeref}, // ... on zero Value: a nil pointer or interface
 }
 
-const nilDeref = "runtime error: invalid memory address or nil pointer dereference"
+const (
+	nilDeref   = "runtime error: invalid memory address or nil pointer dereference"
+	indexRange = "runtime error: index out of range; check the index against len(...) first"
+)
 
 // panicMessage returns the message of a panic as Go words it, and the position yaegi put in it
 // (interface conversions carry one), as posPrefix submatches, or nil.
