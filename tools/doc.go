@@ -84,6 +84,13 @@
 //     first counts the matches of every search part, then scans again only
 //     the parts that hold the page.
 //   - Count(re): the same matches, counted, uncapped.
+//   - Tally(re): the same matches (or the text of the regex's first capture
+//     group), each distinct text with its count, most frequent first (ties by
+//     text), at most TallyResults (1,000), with Distinct and Total for the
+//     whole document. (?i) counts texts that differ only in case as one, in
+//     lower case. One scan, counted per task and merged; more than
+//     limits.TallyDistinct distinct texts (or limits.TallyBytes of them) is an
+//     ErrLimit error.
 //   - Chunk(size, overlap): descriptors [i*(size-overlap), +size) cut at the
 //     end, at most Chunks (5,000); too many is an error naming the smallest
 //     size that fits. Text comes from Peek.
