@@ -124,6 +124,10 @@
 // that end at a '\n'. An engine (the engine interface) is picked per pattern
 // and document:
 //   - a pattern that is one literal: bytes.Index / bytes.Count per part;
+//   - a pattern whose matches are runs of one character class (\w+, \S+,
+//     [a-z]+, \b\w+\b, possibly captured whole: runClass): a loop over a byte
+//     table per part, no regexp (in the \b form, a run with a character that
+//     is not an ASCII word character goes to regexp with its context);
 //   - a pattern no match of which contains '\n' (known from the program, or
 //     checked over the document by a DFA, skipping between occurrences of a
 //     literal prefix when there is one): line by line. Candidate lines come
@@ -138,7 +142,7 @@
 //     40 MB/s: write [ \t] rather than \s, or [^"\n] rather than [^"], when a
 //     match should not span lines.
 //
-// All three report exactly regexp.FindAllIndex's matches over the whole
+// All four report exactly regexp.FindAllIndex's matches over the whole
 // document; a differential test on random patterns and texts and the fuzz
 // target FuzzSearch check this. A search that would return more matches than
 // a regexp call can hold in bounded memory resumes through a second pattern,
