@@ -68,7 +68,8 @@ type Limits struct {
 
 	// The caps of the model-facing API (limits.API).
 	OutputChars, PeekChars, SearchResults, MatchChars, Chunks, TextChars int
-	ReadChars, GrepResults, WriteBytes, FileCalls, FinalChars            int
+	TallyResults, ReadChars, GrepResults, WriteBytes, FileCalls          int
+	FinalChars                                                           int
 
 	WorkspaceBytes   int64 // bytes write_file may leave in the workspace
 	WorkspaceEntries int   // entries the workspace may hold
@@ -78,7 +79,7 @@ type Limits struct {
 // API returns the caps the session and the controller enforce, as limits.API (engine.Limits).
 func (l Limits) API() limits.API {
 	return limits.API{
-		PeekChars: l.PeekChars, SearchResults: l.SearchResults, MatchChars: l.MatchChars, Chunks: l.Chunks,
+		PeekChars: l.PeekChars, SearchResults: l.SearchResults, MatchChars: l.MatchChars, Chunks: l.Chunks, TallyResults: l.TallyResults,
 		TextChars: l.TextChars, ReadChars: l.ReadChars, GrepResults: l.GrepResults, WriteBytes: l.WriteBytes,
 		FileCalls: l.FileCalls, OutputChars: l.OutputChars, FinalChars: l.FinalChars,
 		SubCalls: l.MaxSubCalls, Batches: l.MaxBatches, BatchWidth: l.BatchWidth,

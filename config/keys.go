@@ -124,6 +124,7 @@ var specs = described([]spec{
 	{"limits.search_results", "", "RLM_SEARCH_RESULTS", kInt, lowerIsStricter, 1, 100_000, "", func(c *Config) any { return &c.Limits.SearchResults }},
 	{"limits.match_chars", "", "RLM_MATCH_CHARS", kInt, lowerIsStricter, 10, 100_000, "", func(c *Config) any { return &c.Limits.MatchChars }},
 	{"limits.chunks", "", "RLM_CHUNKS", kInt, lowerIsStricter, 1, 1_000_000, "", func(c *Config) any { return &c.Limits.Chunks }},
+	{"limits.tally_results", "", "RLM_TALLY_RESULTS", kInt, lowerIsStricter, 1, 100_000, "", func(c *Config) any { return &c.Limits.TallyResults }},
 	{"limits.text_chars", "", "RLM_TEXT_CHARS", kInt, lowerIsStricter, 1000, 1_000_000_000, "", func(c *Config) any { return &c.Limits.TextChars }},
 	{"limits.read_chars", "", "RLM_READ_CHARS", kInt, lowerIsStricter, 100, 10_000_000, "", func(c *Config) any { return &c.Limits.ReadChars }},
 	{"limits.grep_results", "", "RLM_GREP_RESULTS", kInt, lowerIsStricter, 1, 100_000, "", func(c *Config) any { return &c.Limits.GrepResults }},

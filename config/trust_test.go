@@ -24,7 +24,7 @@ var wantDirection = map[string]direction{
 	"limits.max_subcalls": lowerIsStricter, "limits.max_batches": lowerIsStricter, "limits.batch_width": lowerIsStricter,
 	"limits.max_runs": lowerIsStricter, "limits.max_calls": lowerIsStricter, "limits.max_tokens": lowerIsStricter, "limits.cell_timeout": lowerIsStricter,
 	"limits.output_chars": lowerIsStricter, "limits.peek_chars": lowerIsStricter, "limits.search_results": lowerIsStricter,
-	"limits.match_chars": lowerIsStricter, "limits.chunks": lowerIsStricter, "limits.text_chars": lowerIsStricter,
+	"limits.match_chars": lowerIsStricter, "limits.chunks": lowerIsStricter, "limits.tally_results": lowerIsStricter, "limits.text_chars": lowerIsStricter,
 	"limits.read_chars": lowerIsStricter, "limits.grep_results": lowerIsStricter, "limits.write_bytes": lowerIsStricter,
 	"limits.file_calls": lowerIsStricter, "limits.final_chars": lowerIsStricter, "limits.workspace_bytes": lowerIsStricter,
 	"limits.workspace_entries": lowerIsStricter, "limits.worker_memory": lowerIsStricter,

@@ -41,6 +41,7 @@ Only what your code prints reaches you, at most %s characters per reply: the blo
 	b.WriteString(`
 How to work:
 - Use code for everything exact: counting, sums and averages, filtering, sorting, deduplicating, joining records, comparing dates. Code is exact and costs no sub-call; a sub-model that counts or adds is often wrong.
+- For how often each value occurs (words, users, IPs, status codes), call tally(context, regex) instead of splitting and counting in a loop: one call counts the whole context, and a capture group picks the value (` + "`user=(\\w+)`" + ` counts users).
 - Use llm_query only for what needs reading: classifying, summarising or interpreting text your code found. Send it the text it needs (a slice, not the whole context) and one precise question. To have sub-models read much of the context, join several peeks into each prompt, so that the number of prompts stays within the run's ` + num(cfg.MaxSubCalls) + ` sub-calls.
 - Look before you compute (length, the head, a search for what the question names), then compute over the whole context: text(context) returns all of it as one string when it has at most ` + num(lim.TextChars) + ` characters; read a larger one in pieces of at most ` + num(lim.PeekChars) + ` characters, with peek over chunk(context, ` + strings.ReplaceAll(num(lim.PeekChars), ",", "") + `, 0).
 `)
@@ -54,14 +55,14 @@ To finish, call FINAL(answer) (or FINAL_VAR("name")) in a code block; the run en
 	return b.String()
 }
 
-// re2 is what the regexes of search, count and grep are in both languages: the host's, Go's
+// re2 is what the regexes of search, count, tally and grep are in both languages: the host's, Go's
 // regexp.
-const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match at the start and end of the whole text unless (?m) (a search or count that finds fewer matches because of them than (?m) would gets a note that says so); (?i) ignores case; (?s) lets . match newlines"
+const re2 = "RE2 (Go's regexp): no lookaround or backreferences; ^ and $ match at the start and end of the whole text unless (?m) (a search, count or tally that finds fewer matches because of them than (?m) would gets a note that says so); (?i) ignores case; (?s) lets . match newlines"
 
 // hidable are the API functions whose names models give their own data (let count = 0, text :=
 // ...). In JS these are the only API names a top-level declaration may take (engine/js,
 // shadowable); in Go any API name may be declared, and these are the likely ones.
-const hidable = "text, count, length, peek, search, chunk"
+const hidable = "text, count, tally, length, peek, search, chunk"
 
 // LangNotes are what code's author must know about the session language lang ("go" or "js"),
 // one fact a line, as the system prompt states them: an MCP client's model reads the same.
@@ -76,7 +77,7 @@ func langNotes(lang string) []string {
 			contexts + " They are handles: pass them to the API.",
 			"print(a, b) joins its arguments with spaces: strings as they are, objects and arrays as JSON (inside them undefined and functions are null, or left out of an object), a Map as Map(n) {k => v} and a Set as Set(n) {v} at any depth; console.log, .error, .warn and .info are print. A block's last value is not shown: print it.",
 			"A search page is an array that also has total (0 on an empty page), truncated and next (the from of the next page; total on the last one).",
-			"search, count and grep take a regex as a string or a RegExp literal (/x/i, /x/m and /x/s become (?i), (?m) and (?s); other flags are ignored; inside a literal an inline flag, /(?m)^x/, is a syntax error), in the syntax of " + re2 + ".",
+			"search, count, tally and grep take a regex as a string or a RegExp literal (/x/i, /x/m and /x/s become (?i), (?m) and (?s); other flags are ignored; inside a literal an inline flag, /(?m)^x/, is a syntax error), in the syntax of " + re2 + ".",
 			"Offsets and lengths in the API count characters (Unicode code points), but JavaScript strings count UTF-16 units: s.length and s.slice(i, j) drift from them after any character above U+FFFF (emoji, some CJK); [...s].length counts characters.",
 			"A later block may declare a top-level let or const again. A top-level variable named like a context tool (" + hidable + ") hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function. A top-level declaration of another API name or of a built-in (print, context, JSON, Map, escape, …) is refused; browser globals do not exist (top, name, status, location, … are names like any other).",
 			"FINAL of a non-string is JSON: a Map becomes an object (an array of [key, value] pairs if a key is not a string), a Set an array, a Date its ISO string; FINAL(undefined) is an error.",
@@ -87,7 +88,7 @@ func langNotes(lang string) []string {
 	return []string{
 		"Import any of " + strings.Join(validator.Policy{}.Effective().Go.Imports, ", ") + "; no other package. A package you use without importing it is imported for you, and the first output line says so (added import \"strings\", or added imports \"strings\", \"regexp\"); imports persist across blocks.",
 		contexts + " Types (the API list above writes fields as JSON does; in Go they are exported, e.g. line_text is LineText): " + goTypes() + ".",
-		"search, count and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
+		"search, count, tally and grep take regexes in the syntax of " + re2 + "; write them as raw strings: `\\d+`.",
 		"print(a, b) is fmt.Println(a, b): the call is rewritten to it everywhere (inside functions too, with no import of fmt needed), so it formats exactly as fmt.Println does.",
 		"Generics, min and max, and range over an int and over a function (an iterator) work. Unused variables and imports are not errors. Functions a block declares see its top-level variables, and x, err := …; y, err := … is fine at the top level. A variable named like a package (path, url, sort, …) hides it as in Go: write p, u, … instead.",
 		"An empty search page has no element to read Total from: count(ctx, regex) gives the total.",
@@ -201,7 +202,7 @@ func RegistryLines(reg engine.Registry, lang string, lim engine.Limits) []string
 // goTypes describes the prelude's types from the types themselves.
 func goTypes() string {
 	var out []string
-	for _, v := range []any{golang.Context{}, golang.Match{}, golang.Slice{}, golang.FileInfo{}, golang.Opts{}} {
+	for _, v := range []any{golang.Context{}, golang.Match{}, golang.Slice{}, golang.Tally{}, golang.FileInfo{}, golang.Opts{}} {
 		t := reflect.TypeOf(v)
 		var fs []string
 		for i := range t.NumField() {

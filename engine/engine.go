@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"strings"
+
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // Host is the trusted side of the model API. Engines call it with plain data and get plain data
@@ -114,6 +116,9 @@ var API = []Func{
 		"matches in document order, at most {SearchResults} per call, from match number from (default 0). Each has start and end (character offsets, end exclusive), line (the 1-based line the match starts on), text (the match) and line_text (that whole line), both cut at {MatchChars} characters, ref (\"ctx0[start:end]\", to cite), index (its number, from 0) and total (matches in the whole context, not only this page; a printed page says how many it shows); search(ctx, regex, last.index+1) reads the next page, and from at or past total gives an empty one",
 		InWorker, NoBudget, Rerun},
 	{"count", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "int", "number of matches in the whole context, uncapped", InWorker, NoBudget, Rerun},
+	{"tally", []Param{{"ctx", "Context", One}, {"regex", "string", One}}, "[]Tally",
+		"the distinct matches of regex in the whole context with their counts, most frequent first (ties by text), at most {TallyResults}; each has text (the match, or the text of the regex's first capture group if it has one, so `user=(\\w+)` counts users; cut at {MatchChars} characters), count, and distinct (how many distinct matches the whole context has, even past the cut); with (?i) matches that differ only in case are one, written in lower case; more than " + limits.Thousands(limits.TallyDistinct) + " distinct matches is an error (narrow the regex)",
+		InWorker, NoBudget, Rerun},
 	{"chunk", []Param{{"ctx", "Context", One}, {"size", "int", One}, {"overlap", "int", One}}, "[]Slice", "descriptors {index, start, end} (end exclusive) of consecutive slices of size characters, each overlapping the one before by overlap (0 up to size-1); at most {Chunks} (more is an error that names the smallest size that fits); peek reads a slice in one call only if size is at most {PeekChars}", InWorker, NoBudget, Rerun},
 	{"llm_query", []Param{{"prompt", "string", One}, {"opts", "Opts", Optional}}, "string", "one sub-model call; at most {SubCalls} per run, batched slots included; opts (optional) picks the model, see Sub-call models", InParent, SubCallBudget, Journaled},
 	{"llm_query_batched", []Param{{"prompts", "[]string", One}, {"opts", "Opts", Optional}}, "[]string", "concurrent sub-calls, results in order; a failed slot holds \"error: \" and the reason instead of an answer; any number of prompts per batch, run {BatchWidth} at a time, at most {Batches} batches per run; opts as for llm_query", InParent, SubCallBudget, Journaled},

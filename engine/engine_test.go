@@ -184,7 +184,7 @@ func TestNamesByPlaceAndBudget(t *testing.T) {
 		want string
 	}{
 		{"InEngine", engine.InEngine.Names(), "FINAL FINAL_VAR print"},
-		{"InWorker", engine.InWorker.Names(), "length peek text search count chunk read_file list_dir file_info grep write_file"},
+		{"InWorker", engine.InWorker.Names(), "length peek text search count tally chunk read_file list_dir file_info grep write_file"},
 		{"InParent", engine.InParent.Names(), "llm_query llm_query_batched"},
 		{"BadPlace", engine.BadPlace.Names(), ""},
 		{"FileCallBudget", engine.FileCallBudget.Names(), "read_file list_dir file_info grep"},

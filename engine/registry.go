@@ -158,7 +158,7 @@ func set(words string) map[string]bool {
 var (
 	goPredeclared = set(`any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr
 		true false iota nil append cap clear close complex copy delete imag len make max min new panic print println real recover`)
-	preludeNames = set(`context Context Match Slice FileInfo Opts console rlmhost main init`)
+	preludeNames = set(`context Context Match Slice Tally FileInfo Opts console rlmhost main init`)
 	jsReserved   = set(`await break case catch class const continue debugger default delete do else enum export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield arguments eval undefined NaN Infinity`)
 	// GoPackages are the last elements of the import paths a Go cell may use, and their usual
 	// names; engine/golang's tests check that every allowed import is listed.

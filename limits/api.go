@@ -14,6 +14,7 @@ type API struct {
 	SearchResults int `limit:"limits.search_results"`
 	MatchChars    int `limit:"limits.match_chars"`
 	Chunks        int `limit:"limits.chunks"`
+	TallyResults  int `limit:"limits.tally_results"`
 	TextChars     int `limit:"limits.text_chars"`
 	ReadChars     int `limit:"limits.read_chars"`
 	GrepResults   int `limit:"limits.grep_results"`
@@ -33,7 +34,7 @@ func (l API) Effective() API {
 		def int
 	}{
 		{&l.PeekChars, PeekChars}, {&l.SearchResults, SearchResults}, {&l.MatchChars, MatchChars},
-		{&l.Chunks, Chunks}, {&l.TextChars, TextChars}, {&l.ReadChars, ReadChars},
+		{&l.Chunks, Chunks}, {&l.TallyResults, TallyResults}, {&l.TextChars, TextChars}, {&l.ReadChars, ReadChars},
 		{&l.GrepResults, GrepResults}, {&l.WriteBytes, WriteBytes}, {&l.FileCalls, FileCalls},
 		{&l.OutputChars, OutputChars}, {&l.FinalChars, FinalChars}, {&l.SubCalls, SubCalls},
 		{&l.Batches, Batches}, {&l.BatchWidth, BatchWidth},

@@ -37,6 +37,7 @@ const (
 	SearchResults = 200
 	MatchChars    = 500
 	Chunks        = 5_000
+	TallyResults  = 1_000
 	TextChars     = 32_000_000
 	ReadChars     = 50_000
 	GrepResults   = 100
@@ -47,6 +48,13 @@ const (
 	SubCalls      = 32
 	Batches       = 8
 	BatchWidth    = 4
+)
+
+// tally's bounds on what one call tracks while it scans, fixed: past either, the call fails and
+// asks for a narrower regex. They bound the worker's memory, whatever TallyResults is.
+const (
+	TallyDistinct = 1_000_000 // distinct matches one tally counts
+	TallyBytes    = 64 * MiB  // bytes of those matches' texts (each cut at MatchChars characters)
 )
 
 // The file tools' other caps, and the workspace quota (what write_file may leave in it).

@@ -39,6 +39,7 @@ var Table = []Limit{
 	{"limits.search_results", SearchResults, "matches one search returns"},
 	{"limits.match_chars", MatchChars, "characters of a match's text and line text"},
 	{"limits.chunks", Chunks, "slice descriptors one chunk returns"},
+	{"limits.tally_results", TallyResults, "distinct matches one tally returns, most frequent first"},
 	{"limits.text_chars", TextChars, "characters text(ctx) returns (larger contexts need chunk and peek)"},
 	{"limits.read_chars", ReadChars, "characters one read_file returns"},
 	{"limits.grep_results", GrepResults, "matches one grep returns"},

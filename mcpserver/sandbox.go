@@ -17,7 +17,7 @@ import (
 )
 
 const openDoc = `Open a persistent confined session for your own Go or JavaScript code. Each cell you run with sandbox_exec is checked by a validator, then runs in a sandboxed worker process (no network, no processes, files only through the tools below) under a per-cell timeout and an output cap; variables persist across cells.
-The files you pass are the context: in code, context (the first file), ctx0, ctx1, ...; never read whole, explore them with length, peek, search, count and chunk (the result lists every function with its caps). read_file, list_dir, file_info and grep read inside the files' directories and the roots you pass; write_file writes only into the session's workspace. print shows output to you; FINAL(value) records an answer.
+The files you pass are the context: in code, context (the first file), ctx0, ctx1, ...; never read whole, explore them with length, peek, search, count, tally and chunk (the result lists every function with its caps). read_file, list_dir, file_info and grep read inside the files' directories and the roots you pass; write_file writes only into the session's workspace. print shows output to you; FINAL(value) records an answer.
 Returns the session id for sandbox_exec and sandbox_close. Close sessions you no longer need: the server holds a few at once, and closes one idle for a while.`
 
 const execDoc = `Run one cell of code in an open sandbox session (sandbox_open) and return what it printed, its FINAL value if it recorded one, the error (kind, message with file:line:col) if it failed, and the session's variables. State persists across cells: declare a variable in one cell, use it in the next.

@@ -193,12 +193,13 @@ func TestConfiguredLimits(t *testing.T) {
 	log := logLines(1_000)
 	for _, lang := range []string{"go", "js"} {
 		o := apiOptions(t, lang, log)
-		o.Limits = engine.Limits{PeekChars: 100, SearchResults: 3, MatchChars: 10, Chunks: 4, OutputChars: 20, FinalChars: 5}
+		o.Limits = engine.Limits{PeekChars: 100, SearchResults: 3, MatchChars: 10, Chunks: 4, TallyResults: 2, OutputChars: 20, FinalChars: 5}
 		s := open(t, o)
 		cells := map[string][2]string{ // lang-specific source, then the expected output or error
 			"peek":   {`peek(context, 0, 101)`, "peek length 101 exceeds 100"},
 			"search": {`print(len(search(context, "INFO")), search(context, "served")[0].LineText)`, "3 …0 served\n"},
 			"chunk":  {`chunk(context, 10, 0)`, "more than 4; use size ≥"},
+			"tally":  {"t := tally(context, `svc-\\d`)\nprint(len(t), t[0].Distinct)", "2 5\n"},
 			"output": {`import "strings"
 print(strings.Repeat("x", 30))`, strings.Repeat("x", 20) + "\n[output truncated: 31 characters in total, the first 20 shown]\n"},
 			"final": {`FINAL("123456")`, "the answer (FINAL or FINAL_VAR) is 6 characters, over the cap of 5"},
@@ -206,6 +207,7 @@ print(strings.Repeat("x", 30))`, strings.Repeat("x", 20) + "\n[output truncated:
 		if lang == "js" {
 			cells["search"] = [2]string{`print(search(context, "INFO").length, search(context, "served")[0].line_text)`, "3 …0 served\n"}
 			cells["output"] = [2]string{`print("x".repeat(30))`, cells["output"][1]}
+			cells["tally"] = [2]string{`const t = tally(context, /svc-\d/); print(t.length, t[0].distinct)`, "2 5\n"}
 		}
 		for name, c := range cells {
 			r := run(t, s, c[0])

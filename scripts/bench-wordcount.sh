@@ -2,8 +2,11 @@
 # Word counts over the same 5 MB text in the Go engine (yaegi cell), the JS engine (goja cell),
 # native Go and python3 in-process, in one run. Every contender splits the text into lines,
 # splits each line on whitespace, lower-cases each word and counts it into a map/dict; only
-# the counting is timed (the text is already in memory), median of RUNS runs each. The top-10
-# counts of all four must agree. Prints: engine, median, ratio vs python3, ratio vs native Go.
+# the counting is timed (the text is already in memory), median of RUNS runs each. go-tally and
+# js-tally are the same count as a model writes it with the API's tally: one cell,
+# tally(context, `(?i)\S+`), over the text as the session's context (mapped once the session
+# opens), timed per Exec with the round trip to the worker. The top-10 counts of all must
+# agree. Prints: engine, median, ratio vs python3, ratio vs native Go.
 #
 #   scripts/bench-wordcount.sh                  # text in /tmp/rlm-wordcount-5mb.txt, 5 runs
 #   RUNS=9 WORDFILE=/tmp/x.txt scripts/bench-wordcount.sh
@@ -22,6 +25,7 @@ echo "cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cu
 # Go first: it writes the text file if it is missing.
 go test -count=1 -run '^TestWordCountFile$' -v -timeout 10m ./engine/golang/ | grep -E '^(RESULT|TOP10) ' >>"$out"
 go test -count=1 -run '^TestWordCountFile$' -v -timeout 10m ./engine/js/ | grep -E '^(RESULT|TOP10) ' >>"$out"
+go test -count=1 -run '^TestTallyWordCountFile$' -v -timeout 10m ./repl/ | grep -E '^(RESULT|TOP10) ' >>"$out"
 python3 - "$RLM_WORDCOUNT_FILE" "$RLM_WORDCOUNT_RUNS" >>"$out" <<'PY'
 import statistics, sys, time
 
@@ -49,7 +53,7 @@ if [ "$(awk '$1 == "TOP10" { $2 = ""; print }' "$out" | sort -u | wc -l)" -ne 1 
 	grep '^TOP10' "$out" >&2
 	exit 1
 fi
-echo "text: $RLM_WORDCOUNT_FILE ($(wc -c <"$RLM_WORDCOUNT_FILE") bytes), top-10 identical in all four: $(grep -m1 '^TOP10' "$out" | cut -d' ' -f3-5) ..."
+echo "text: $RLM_WORDCOUNT_FILE ($(wc -c <"$RLM_WORDCOUNT_FILE") bytes), top-10 identical in all: $(grep -m1 '^TOP10' "$out" | cut -d' ' -f3-5) ..."
 awk '$1 == "RESULT" { name[++n] = $2; ns[$2] = $3; runs = $4 }
 END {
 	printf "%-10s %12s %12s %14s   (median of %d)\n", "engine", "median ms", "vs python3", "vs native Go", runs

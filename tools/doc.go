@@ -84,6 +84,13 @@
 //     first counts the matches of every search part, then scans again only
 //     the parts that hold the page.
 //   - Count(re): the same matches, counted, uncapped.
+//   - Tally(re): the same matches (or the text of the regex's first capture
+//     group), each distinct text with its count, most frequent first (ties by
+//     text), at most TallyResults (1,000), with Distinct and Total for the
+//     whole document. (?i) counts texts that differ only in case as one, in
+//     lower case. One scan, counted per task and merged; more than
+//     limits.TallyDistinct distinct texts (or limits.TallyBytes of them) is an
+//     ErrLimit error.
 //   - Chunk(size, overlap): descriptors [i*(size-overlap), +size) cut at the
 //     end, at most Chunks (5,000); too many is an error naming the smallest
 //     size that fits. Text comes from Peek.
@@ -117,6 +124,10 @@
 // that end at a '\n'. An engine (the engine interface) is picked per pattern
 // and document:
 //   - a pattern that is one literal: bytes.Index / bytes.Count per part;
+//   - a pattern whose matches are runs of one character class (\w+, \S+,
+//     [a-z]+, \b\w+\b, possibly captured whole: runClass): a loop over a byte
+//     table per part, no regexp (in the \b form, a run with a character that
+//     is not an ASCII word character goes to regexp with its context);
 //   - a pattern no match of which contains '\n' (known from the program, or
 //     checked over the document by a DFA, skipping between occurrences of a
 //     literal prefix when there is one): line by line. Candidate lines come
@@ -131,7 +142,7 @@
 //     40 MB/s: write [ \t] rather than \s, or [^"\n] rather than [^"], when a
 //     match should not span lines.
 //
-// All three report exactly regexp.FindAllIndex's matches over the whole
+// All four report exactly regexp.FindAllIndex's matches over the whole
 // document; a differential test on random patterns and texts and the fuzz
 // target FuzzSearch check this. A search that would return more matches than
 // a regexp call can hold in bounded memory resumes through a second pattern,

@@ -382,6 +382,9 @@ type runner func(n int, fn func(i int)) error
 
 // newEngine picks the engine for pt over data.
 func newEngine(pt *pattern, data []byte, cfg engineConfig, run runner) (engine, error) {
+	if pt.class != nil {
+		return newRunEngine(pt, cfg), nil
+	}
 	freq := byteFreq(data)
 	if pt.lit != nil {
 		return &literalEngine{lit: newNeedle(pt.lit, freq), cfg: cfg}, nil

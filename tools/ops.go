@@ -31,7 +31,7 @@ func (l Limits) validate() error {
 		name string
 		v    int
 	}{{"PeekChars", l.PeekChars}, {"SearchResults", l.SearchResults}, {"LineChars", l.LineChars},
-		{"Chunks", l.Chunks}, {"TextChars", l.TextChars}} {
+		{"Chunks", l.Chunks}, {"TallyResults", l.TallyResults}, {"TextChars", l.TextChars}} {
 		if f.v < 0 {
 			return invalidf("Limits.%s is %d; use 0 for the default or a positive cap", f.name, f.v)
 		}

@@ -15,14 +15,16 @@ const maxPatternLen = 4096
 
 // pattern is a compiled search pattern with what the engines need to know.
 type pattern struct {
-	src    string
-	re     *regexp.Regexp // the pattern itself, exactly as the caller wrote it
-	resume *regexp.Regexp // \A(?s:.)(?s:.)*?(P)|(?:P): resume a search with one character of left context
-	prog   *syntax.Prog   // the program the lazy DFA runs, with empty-width assertions relaxed
-	lit    []byte         // non-nil when the pattern is exactly this literal
-	req    [][]byte       // every match contains one of these (a prefilter); nil if none is known
-	prefix [][]byte       // every match, even relaxed, starts with one of these; nil if none is known
-	nlFree bool           // no match can contain '\n'
+	src     string
+	re      *regexp.Regexp // the pattern itself, exactly as the caller wrote it
+	resume  *regexp.Regexp // \A(?s:.)(?s:.)*?(P)|(?:P): resume a search with one character of left context
+	prog    *syntax.Prog   // the program the lazy DFA runs, with empty-width assertions relaxed
+	lit     []byte         // non-nil when the pattern is exactly this literal
+	req     [][]byte       // every match contains one of these (a prefilter); nil if none is known
+	prefix  [][]byte       // every match, even relaxed, starts with one of these; nil if none is known
+	nlFree  bool           // no match can contain '\n'
+	class   []rune         // non-nil when every match is a run of these characters (runClass)
+	bounded bool           // the run pattern is \bC+\b
 }
 
 // compilePattern compiles src (RE2 syntax, as package regexp accepts it).
@@ -55,6 +57,7 @@ func compilePattern(src string) (*pattern, error) {
 	}
 	p := &pattern{src: src, re: re, resume: resume, prog: prog, nlFree: !progMatchesNewline(prog)}
 	p.lit = pureLiteral(simple)
+	p.class, p.bounded = runClass(simple)
 	p.req = usable(bestSet(analyze(simple).all()))
 	p.prefix = usable(bestSet([][]string{prefixes(simple)}))
 	return p, nil

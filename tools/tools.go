@@ -22,6 +22,7 @@ type Limits struct {
 	SearchResults int // matches one Search returns (200)
 	LineChars     int // characters of a Match's Text and LineText (500)
 	Chunks        int // descriptors one Chunk or PlanSlices may return (5,000)
+	TallyResults  int // distinct matches one Tally returns (1,000)
 	TextChars     int // characters Text returns (32,000,000); longer documents are an error
 }
 
@@ -32,6 +33,7 @@ func (l Limits) Effective() Limits {
 		SearchResults: limits.Or(l.SearchResults, limits.SearchResults),
 		LineChars:     limits.Or(l.LineChars, limits.MatchChars),
 		Chunks:        limits.Or(l.Chunks, limits.Chunks),
+		TallyResults:  limits.Or(l.TallyResults, limits.TallyResults),
 		TextChars:     limits.Or(l.TextChars, limits.TextChars),
 	}
 }

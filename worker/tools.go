@@ -51,7 +51,7 @@ func openContextTools(cfg Config) (*localTools, error) {
 		return &localTools{}, nil
 	}
 	l := cfg.Limits
-	lim := tools.Limits{PeekChars: l.PeekChars, SearchResults: l.SearchResults, LineChars: l.MatchChars, Chunks: l.Chunks, TextChars: l.TextChars}
+	lim := tools.Limits{PeekChars: l.PeekChars, SearchResults: l.SearchResults, LineChars: l.MatchChars, Chunks: l.Chunks, TallyResults: l.TallyResults, TextChars: l.TextChars}
 	files := make([]*os.File, len(cfg.ContextFDs))
 	for i, fd := range cfg.ContextFDs {
 		name := fmt.Sprintf("fd%d", fd)
@@ -144,6 +144,13 @@ func (t *localTools) callContext(name string, args []any) (any, error) {
 			t.hints.anchored(doc, "search", strArg(args, 1), r.Total)
 		}
 		return searchResult(r), nil
+	case "tally":
+		r, err := doc.Tally(strArg(args, 1))
+		if err != nil {
+			return nil, toolErr(err)
+		}
+		t.hints.anchored(doc, "tally", strArg(args, 1), r.Total)
+		return tallies(r), nil
 	case "chunk":
 		spans, err := doc.Chunk(intArg(args, 1), intArg(args, 2))
 		return spansOf(spans), toolErr(err)
@@ -244,6 +251,15 @@ func searchResult(r tools.SearchResult) map[string]any {
 			"index": r.From + int64(i), "total": r.Total}
 	}
 	return map[string]any{"matches": out, "total": r.Total, "from": r.From, "truncated": r.Capped}
+}
+
+// tallies is a tally as the engines receive it: a list of {text, count, distinct}.
+func tallies(r tools.TallyResult) []any {
+	out := make([]any, len(r.Tallies))
+	for i, x := range r.Tallies {
+		out[i] = map[string]any{"text": x.Text, "count": x.Count, "distinct": r.Distinct}
+	}
+	return out
 }
 
 func spansOf(spans []tools.Span) []any {

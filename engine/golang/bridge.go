@@ -37,6 +37,14 @@ type Match struct {
 // Slice describes a chunk of a context; its text is read with peek.
 type Slice struct{ Index, Start, End int }
 
+// Tally is one distinct match of tally: its text (or its first group's), how many times it
+// occurs, and how many distinct matches the whole context has.
+type Tally struct {
+	Text     string
+	Count    int
+	Distinct int
+}
+
 // FileInfo describes a file inside the allowed roots.
 type FileInfo struct {
 	Name    string
@@ -76,6 +84,7 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 		"Context":   reflect.ValueOf((*Context)(nil)),
 		"Match":     reflect.ValueOf((*Match)(nil)),
 		"Slice":     reflect.ValueOf((*Slice)(nil)),
+		"Tally":     reflect.ValueOf((*Tally)(nil)),
 		"FileInfo":  reflect.ValueOf((*FileInfo)(nil)),
 		"Opts":      reflect.ValueOf((*Opts)(nil)),
 	}
@@ -294,6 +303,8 @@ func fromPlain(goType string, v any) (any, error) {
 		return plainMatches(v)
 	case "[]Slice":
 		return plainList(v, plainSlice)
+	case "[]Tally":
+		return plainList(v, plainTally)
 	case "FileInfo":
 		return plainFileInfo(v)
 	}
@@ -491,6 +502,21 @@ func plainSlice(v any) (Slice, error) {
 	s.Start, errs[1] = r.int("start", "Start")
 	s.End, errs[2] = r.int("end", "End")
 	return s, errors.Join(errs[:]...)
+}
+
+func plainTally(v any) (Tally, error) {
+	if x, ok := v.(Tally); ok {
+		return x, nil
+	}
+	r, err := asRecord(v)
+	if err != nil {
+		return Tally{}, err
+	}
+	x := Tally{Text: r.str("text", "Text")}
+	var errs [2]error
+	x.Count, errs[0] = r.int("count", "Count")
+	x.Distinct, errs[1] = r.int("distinct", "Distinct")
+	return x, errors.Join(errs[:]...)
 }
 
 func plainFileInfo(v any) (FileInfo, error) {

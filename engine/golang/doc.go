@@ -38,11 +38,11 @@
 // checker's types tell). The generic packages cmp, maps
 // and slices are interpreted sources (packages.go). Packages are registered on first import.
 //
-// The model API (length, peek, search, count, chunk, llm_query, ..., FINAL, FINAL_VAR, print) is
+// The model API (length, peek, search, count, tally, chunk, llm_query, ..., FINAL, FINAL_VAR, print) is
 // a trusted prelude generated from the session's registry (Config.API: engine.API and the
 // session's own tools, rlm.Tool). Each function calls the host through one bridge,
 // rlmhost.Call, which copies arguments into plain data, asks engine.Host, and copies the result
-// back into the prelude's types (Context, Match, Slice, FileInfo). A host error unwinds model
+// back into the prelude's types (Context, Match, Slice, Tally, FileInfo). A host error unwinds model
 // code as a panic carrying the host's message; FINAL is serialised host-side (a string as it is,
 // anything else as JSON). The bridge is harmless when called directly: the host checks
 // everything.

@@ -17,7 +17,7 @@ const preludeFile = "rlm_prelude.go"
 func prelude(api engine.Registry, contextName string, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package main\n\nimport %q\n\n", bridgePath)
-	for _, t := range []string{"Context", "Match", "Slice", "FileInfo", "Opts"} {
+	for _, t := range []string{"Context", "Match", "Slice", "Tally", "FileInfo", "Opts"} {
 		fmt.Fprintf(&b, "type %s = %s.%s\n", t, bridgePath, t)
 	}
 	fmt.Fprintf(&b, "\nvar context = Context{Name: %q}\n", contextName)

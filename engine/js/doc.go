@@ -13,7 +13,7 @@
 // functions keep their normal scoping. A top-level declaration of a built-in's name, or of
 // context, ctxN, console, print, FINAL, llm_query or a file tool, is refused before the cell runs,
 // with a message naming the clash. The context tools' names (length, peek, text, search, count,
-// chunk) are what models call their own data (let count = 0): a top-level declaration of one
+// tally, chunk) are what models call their own data (let count = 0): a top-level declaration of one
 // hides the function for the session, and a later call of it fails with a message that says so.
 // Promise jobs run before Exec returns; a rejection nobody handled by then fails the cell.
 // An innermost for…of loop is compiled so that over a plain array it runs as an indexed loop

@@ -174,7 +174,7 @@ const stack = [[][Symbol.iterator](), new Map().entries(), new Set().values(), "
   /a/g[Symbol.matchAll]("a"), P((function* () {})()), function* () {}, async function () {}, async () => {},
   Promise.resolve()].map(P);
 stack.push(P(Int8Array));
-const shadowable = new Set(["length", "peek", "text", "search", "count", "chunk"]);
+const shadowable = new Set(["length", "peek", "text", "search", "count", "tally", "chunk"]);
 for (const k of Object.getOwnPropertyNames(G)) {
   const d = Object.getOwnPropertyDescriptor(G, k);
   if ((d.configurable || d.writable) && !shadowable.has(k)) bad.push("global " + k + " is not read-only");

@@ -95,7 +95,7 @@ func (e *Engine) builtin(name string) func(goja.FunctionCall) goja.Value {
 // const text = ...): their globals stay writable after hardening, so that a cell may declare a
 // top-level variable of the same name, which then hides the function for the session (see
 // shadowed). The others (print, FINAL, llm_query, the file tools, ...) stay read-only.
-var shadowable = map[string]bool{"length": true, "peek": true, "text": true, "search": true, "count": true, "chunk": true}
+var shadowable = map[string]bool{"length": true, "peek": true, "text": true, "search": true, "count": true, "tally": true, "chunk": true}
 
 func writableGlobals() map[string]bool { return shadowable }
 
@@ -112,7 +112,7 @@ func (e *Engine) shadowed() []string {
 	return out
 }
 
-const handleHint = "[context: the input, a handle; use length(context), peek(context, offset, length), text(context), search(context, regex), count(context, regex), chunk(context, size, overlap)]"
+const handleHint = "[context: the input, a handle; use length(context), peek(context, offset, length), text(context), search(context, regex), count(context, regex), tally(context, regex), chunk(context, size, overlap)]"
 
 // newHandle builds the opaque `context` object. It carries no data: host functions recognise it
 // by identity.
@@ -344,7 +344,7 @@ func (e *Engine) jsError(typ, msg string, cause error) *goja.Object {
 
 // keyOrder puts the fields of the API's result records first, in a readable order.
 var keyOrder = map[string]int{"index": 1, "start": 2, "end": 3, "line": 4, "text": 5, "line_text": 6, "ref": 7, "total": 8,
-	"name": 9, "size": 10, "is_dir": 11, "mod_time": 12}
+	"name": 9, "size": 10, "is_dir": 11, "mod_time": 12, "count": 13, "distinct": 14}
 
 // searchPage builds search's result: an array of the page's matches that also carries total
 // (matches in the whole context), truncated (matches follow) and next (the from of the next
