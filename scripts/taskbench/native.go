@@ -19,7 +19,7 @@ var (
 )
 
 // goMain is the native program's main: the cell, then its answer written out.
-const goMain = "package main\n\nfunc main() {\n\tcellMain()\n\temitFinal()\n}\n"
+const goMain = "package main\n\nfunc main() {\n\t_cellMain()\n\t_emitFinal()\n}\n"
 
 // standinAsMain is the Go stand-in as a file of package main.
 func standinAsMain() string {
@@ -92,13 +92,16 @@ func goBuild(root, bin string) (string, error) {
 	return string(out), err
 }
 
+// buildError is a line of go build's errors: the program and the error at a file of it.
+var buildError = regexp.MustCompile(`^(?:\./)?([^/\s]+)/(\w+\.go:\d+:\d+: .*)$`)
+
 // fixOrDrop reads go build's errors per program: unused variables are used (useUnused), and a
 // program with any other error is dropped, into failed with the first error.
 func fixOrDrop(root, out string, failed map[string]string) error {
 	errs := map[string][]string{} // program -> its error lines
 	for _, line := range strings.Split(out, "\n") {
-		if name, rest, ok := strings.Cut(line, "/cell.go:"); ok && !strings.Contains(name, " ") {
-			errs[filepath.Base(name)] = append(errs[filepath.Base(name)], "cell.go:"+rest)
+		if m := buildError.FindStringSubmatch(line); m != nil {
+			errs[m[1]] = append(errs[m[1]], m[2])
 		}
 	}
 	if len(errs) == 0 {

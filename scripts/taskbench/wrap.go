@@ -84,7 +84,7 @@ var (
 )
 
 // wrapCell returns a cell as the file of a Go program: its declarations at package level, its
-// statements in func cellMain (a cell that is a whole program has its main renamed cellMain),
+// statements in func _cellMain (a cell that is a whole program has its main renamed _cellMain),
 // its imports completed and pruned (fixImports).
 func wrapCell(cell string) ([]byte, error) {
 	spans, err := splitCell(cell)
@@ -102,7 +102,7 @@ func wrapCell(cell string) ([]byte, error) {
 		case sp.decl:
 			if funcMain.MatchString(sp.src) {
 				hasMain = true
-				sp.src = funcMain.ReplaceAllString(sp.src, "func cellMain()")
+				sp.src = funcMain.ReplaceAllString(sp.src, "func _cellMain()")
 			}
 			decls.WriteString(sp.src)
 		default:
@@ -115,7 +115,7 @@ func wrapCell(cell string) ([]byte, error) {
 	case hasMain && strings.TrimSpace(stmts.String()) != "":
 		return nil, fmt.Errorf("the cell declares func main and has statements outside it")
 	case !hasMain:
-		fmt.Fprintf(&b, "func cellMain() {\n%s\n}\n", stmts.String())
+		fmt.Fprintf(&b, "func _cellMain() {\n%s\n}\n", stmts.String())
 	}
 	return fixImports([]byte(b.String()))
 }

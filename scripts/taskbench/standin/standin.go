@@ -7,8 +7,9 @@
 //
 // taskbench copies this file into each native program as package main (the cell's own
 // package), so its names are unexported, as the cell sees them; the input files are the
-// program's arguments, in --ctx order, and emitFinal writes the recorded answer to the file
-// named by $RLMBENCH_FINAL.
+// program's arguments, in --ctx order, and _emitFinal writes the recorded answer to the file
+// named by $RLMBENCH_FINAL. Its own names begin with _, which rlm's validator refuses in model
+// code, so that no name of a cell collides with them.
 package standin
 
 import (
@@ -24,11 +25,11 @@ import (
 
 // The caps of rlm's defaults (package limits).
 const (
-	peekChars     = 16_000
-	searchResults = 200
-	matchChars    = 500
-	chunks        = 5_000
-	textChars     = 32_000_000
+	_peekChars     = 16_000
+	_searchResults = 200
+	_matchChars    = 500
+	_chunks        = 5_000
+	_textChars     = 32_000_000
 )
 
 // Context is a handle to one input.
@@ -56,49 +57,49 @@ var (
 	ctx3 = Context{Name: "ctx3"}
 )
 
-// blockChars is the stride of a document's character index.
-const blockChars = 4096
+// _blockChars is the stride of a document's character index.
+const _blockChars = 4096
 
-// doc is one input: its text (valid UTF-8: an invalid byte reads as U+FFFD, one character, as
-// in rlm) and, built when first needed, the byte offset of every blockChars-th character and
+// _doc is one input: its text (valid UTF-8: an invalid byte reads as U+FFFD, one character, as
+// in rlm) and, built when first needed, the byte offset of every _blockChars-th character and
 // the line count before every 64 KiB.
-type doc struct {
+type _doc struct {
 	name   string
 	data   string
 	ascii  bool
 	length int
-	marks  []int // marks[k]: byte offset of character k*blockChars
+	marks  []int // marks[k]: byte offset of character k*_blockChars
 }
 
 var (
-	inputs = os.Args[1:] // the input files, in --ctx order
-	docs   = map[string]*doc{}
+	_inputs = os.Args[1:] // the input files, in --ctx order
+	_docs   = map[string]*_doc{}
 )
 
-func load(c Context) *doc {
+func _load(c Context) *_doc {
 	name := c.Name
 	if name == "context" || name == "" {
 		name = "ctx0"
 	}
-	if d := docs[name]; d != nil {
+	if d := _docs[name]; d != nil {
 		return d
 	}
 	i, err := strconv.Atoi(strings.TrimPrefix(name, "ctx"))
-	if err != nil || !strings.HasPrefix(name, "ctx") || i < 0 || i >= len(inputs) {
-		panic(fmt.Errorf("no context named %q; the contexts are ctx0 … ctx%d", name, len(inputs)-1))
+	if err != nil || !strings.HasPrefix(name, "ctx") || i < 0 || i >= len(_inputs) {
+		panic(fmt.Errorf("no context named %q; the contexts are ctx0 … ctx%d", name, len(_inputs)-1))
 	}
-	b, err := os.ReadFile(inputs[i])
+	b, err := os.ReadFile(_inputs[i])
 	if err != nil {
 		panic(err)
 	}
-	d := &doc{name: name, data: decode(b)}
+	d := &_doc{name: name, data: _decode(b)}
 	d.index()
-	docs[name] = d
+	_docs[name] = d
 	return d
 }
 
-// decode returns b as a string, each invalid byte replaced by U+FFFD.
-func decode(b []byte) string {
+// _decode returns b as a string, each invalid byte replaced by U+FFFD.
+func _decode(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
@@ -111,8 +112,8 @@ func decode(b []byte) string {
 	return sb.String()
 }
 
-// index counts the characters and marks every blockChars-th one (none for ASCII text).
-func (d *doc) index() {
+// index counts the characters and marks every _blockChars-th one (none for ASCII text).
+func (d *_doc) index() {
 	d.ascii = true
 	for i := 0; i < len(d.data); i++ {
 		if d.data[i] >= utf8.RuneSelf {
@@ -126,7 +127,7 @@ func (d *doc) index() {
 	}
 	n := 0
 	for i := range d.data { // i steps over characters
-		if n%blockChars == 0 {
+		if n%_blockChars == 0 {
 			d.marks = append(d.marks, i)
 		}
 		n++
@@ -135,15 +136,15 @@ func (d *doc) index() {
 }
 
 // byteAt is the byte offset of character k (0 ≤ k ≤ length).
-func (d *doc) byteAt(k int) int {
+func (d *_doc) byteAt(k int) int {
 	if d.ascii {
 		return k
 	}
 	if k >= d.length {
 		return len(d.data)
 	}
-	b := d.marks[k/blockChars]
-	for range k % blockChars {
+	b := d.marks[k/_blockChars]
+	for range k % _blockChars {
 		_, w := utf8.DecodeRuneInString(d.data[b:])
 		b += w
 	}
@@ -151,27 +152,27 @@ func (d *doc) byteAt(k int) int {
 }
 
 // charAt is the character offset of byte b, a character boundary.
-func (d *doc) charAt(b int) int {
+func (d *_doc) charAt(b int) int {
 	if d.ascii {
 		return b
 	}
 	k := sort.Search(len(d.marks), func(i int) bool { return d.marks[i] > b }) - 1
-	return k*blockChars + utf8.RuneCountInString(d.data[d.marks[k]:b])
+	return k*_blockChars + utf8.RuneCountInString(d.data[d.marks[k]:b])
 }
 
-func (d *doc) ref(start, end int) string {
+func (d *_doc) ref(start, end int) string {
 	return d.name + "[" + strconv.Itoa(start) + ":" + strconv.Itoa(end) + "]"
 }
 
-func length(c Context) int { return load(c).length }
+func length(c Context) int { return _load(c).length }
 
 func peek(c Context, offset, n int) string {
-	d := load(c)
+	d := _load(c)
 	switch {
 	case n < 0:
-		panic(fmt.Errorf("peek length %d is negative; ask for 0 to %d characters", n, peekChars))
-	case n > peekChars:
-		panic(fmt.Errorf("peek length %d exceeds %d; peek smaller slices or search first", n, peekChars))
+		panic(fmt.Errorf("peek length %d is negative; ask for 0 to %d characters", n, _peekChars))
+	case n > _peekChars:
+		panic(fmt.Errorf("peek length %d exceeds %d; peek smaller slices or search first", n, _peekChars))
 	case offset < 0:
 		panic(fmt.Errorf("peek offset %d is negative; offsets count characters from 0 to %d", offset, d.length))
 	case offset > d.length:
@@ -181,19 +182,19 @@ func peek(c Context, offset, n int) string {
 }
 
 func text(c Context) string {
-	d := load(c)
-	if d.length > textChars {
-		panic(fmt.Errorf("text(%s): the context is %d characters, more than text returns (%d)", d.name, d.length, textChars))
+	d := _load(c)
+	if d.length > _textChars {
+		panic(fmt.Errorf("text(%s): the context is %d characters, more than text returns (%d)", d.name, d.length, _textChars))
 	}
 	return d.data
 }
 
 func count(c Context, regex string) int {
-	return len(regexp.MustCompile(regex).FindAllStringIndex(load(c).data, -1))
+	return len(regexp.MustCompile(regex).FindAllStringIndex(_load(c).data, -1))
 }
 
 func search(c Context, regex string, from ...int) []Match {
-	d := load(c)
+	d := _load(c)
 	if len(from) > 1 {
 		panic(fmt.Errorf("search takes at most one from, got %d", len(from)))
 	}
@@ -205,21 +206,21 @@ func search(c Context, regex string, from ...int) []Match {
 		panic(fmt.Errorf("search from %d is negative; pass 0 for the first page, or the number of matches already seen", f))
 	}
 	all := regexp.MustCompile(regex).FindAllStringIndex(d.data, -1)
-	page := all[min(f, len(all)):min(f+searchResults, len(all))]
+	page := all[min(f, len(all)):min(f+_searchResults, len(all))]
 	out := make([]Match, 0, len(page))
 	line, lineFrom := 1, 0 // the line of byte lineFrom
 	for i, m := range page {
 		line += strings.Count(d.data[lineFrom:m[0]], "\n")
 		lineFrom = m[0]
 		start, end := d.charAt(m[0]), d.charAt(m[1])
-		out = append(out, Match{Start: start, End: end, Line: line, Text: clip(d.data[m[0]:m[1]], matchChars),
-			LineText: lineText(d.data, m[0], matchChars), Ref: d.ref(start, end), Index: f + i, Total: len(all)})
+		out = append(out, Match{Start: start, End: end, Line: line, Text: _clip(d.data[m[0]:m[1]], _matchChars),
+			LineText: _lineText(d.data, m[0], _matchChars), Ref: d.ref(start, end), Index: f + i, Total: len(all)})
 	}
 	return out
 }
 
-// clip cuts s to max characters, "…" marking a cut.
-func clip(s string, max int) string {
+// _clip cuts s to max characters, "…" marking a cut.
+func _clip(s string, max int) string {
 	n := 0
 	for i := range s {
 		if n == max {
@@ -230,10 +231,10 @@ func clip(s string, max int) string {
 	return s
 }
 
-// lineText is the line that holds byte s, without its "\n" or "\r\n"; a line longer than max
+// _lineText is the line that holds byte s, without its "\n" or "\r\n"; a line longer than max
 // characters is cut to a window of max characters: from the line start if s lies within its
 // first max*4/5 characters, else from max/5 characters before s; "…" marks each cut end.
-func lineText(data string, s, max int) string {
+func _lineText(data string, s, max int) string {
 	ls := strings.LastIndexByte(data[:s], '\n') + 1
 	le := strings.IndexByte(data[s:], '\n')
 	if le < 0 {
@@ -249,7 +250,7 @@ func lineText(data string, s, max int) string {
 			ls -= w
 		}
 	}
-	text := strings.TrimSuffix(clip(data[ls:le], max), "\r") // a cut line ends in "…"
+	text := strings.TrimSuffix(_clip(data[ls:le], max), "\r") // a cut line ends in "…"
 	if clipStart {
 		text = "…" + text
 	}
@@ -257,7 +258,7 @@ func lineText(data string, s, max int) string {
 }
 
 func chunk(c Context, size, overlap int) []Slice {
-	d := load(c)
+	d := _load(c)
 	switch {
 	case size < 1:
 		panic(fmt.Errorf("chunk size %d must be at least 1 character", size))
@@ -268,8 +269,8 @@ func chunk(c Context, size, overlap int) []Slice {
 	for start := 0; start < d.length; start += size - overlap {
 		end := min(start+size, d.length)
 		out = append(out, Slice{Index: len(out), Start: start, End: end})
-		if len(out) > chunks {
-			panic(fmt.Errorf("chunk(size=%d, overlap=%d) on %s (%d characters) makes more than %d chunks", size, overlap, d.name, d.length, chunks))
+		if len(out) > _chunks {
+			panic(fmt.Errorf("chunk(size=%d, overlap=%d) on %s (%d characters) makes more than %d chunks", size, overlap, d.name, d.length, _chunks))
 		}
 		if end == d.length {
 			break
@@ -278,8 +279,8 @@ func chunk(c Context, size, overlap int) []Slice {
 	return out
 }
 
-// final is the recorded answer: a string as it is, anything else as JSON.
-var final *string
+// _final is the recorded answer: a string as it is, anything else as JSON.
+var _final *string
 
 func FINAL(value any) {
 	s, ok := value.(string)
@@ -290,18 +291,18 @@ func FINAL(value any) {
 		}
 		s = string(b)
 	}
-	final = &s
+	_final = &s
 }
 
 func print(values ...any) { fmt.Println(values...) }
 
-// emitFinal writes the recorded answer, if any, to the file $RLMBENCH_FINAL names.
-func emitFinal() {
+// _emitFinal writes the recorded answer, if any, to the file $RLMBENCH_FINAL names.
+func _emitFinal() {
 	path := os.Getenv("RLMBENCH_FINAL")
-	if final == nil || path == "" {
+	if _final == nil || path == "" {
 		return
 	}
-	if err := os.WriteFile(path, []byte(*final), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(*_final), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "standin:", err)
 		os.Exit(1)
 	}

@@ -87,13 +87,13 @@ func TestStandinAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	inputs, docs, final = []string{input}, map[string]*doc{}, nil
+	_inputs, _docs, _final = []string{input}, map[string]*_doc{}, nil
 	probe()
-	if final == nil {
+	if _final == nil {
 		t.Fatal("the Go probe recorded no answer")
 	}
-	if want := rlmFinal(t, dir, input, "go", probeGo); *final != want {
-		t.Errorf("Go stand-in and rlm disagree:\nstand-in: %s\nrlm:      %s", *final, want)
+	if want := rlmFinal(t, dir, input, "go", probeGo); *_final != want {
+		t.Errorf("Go stand-in and rlm disagree:\nstand-in: %s\nrlm:      %s", *_final, want)
 	}
 
 	js := filepath.Join(dir, "probe.js")
