@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -121,5 +122,19 @@ func reason(x *cell, f *floor) string {
 	if nat < rf {
 		return fmt.Sprintf("start-up dominates: native takes %.0f ms in all, less than rlm's floor of %.0f ms; rlm spends %.0f ms beyond it", nat, rf, rlm-rf)
 	}
-	return fmt.Sprintf("the engine: rlm spends %.0f ms beyond its floor, native %.0f ms beyond its own (calls: %s)", rlm-rf, nat-nf, x.access)
+	why := fmt.Sprintf("the engine: rlm spends %.0f ms beyond its floor, native %.0f ms beyond its own (calls: %s)", rlm-rf, nat-nf, x.access)
+	if m := callback.FindAllStringSubmatch(x.task.Cells[x.lang], -1); x.lang == "go" && m != nil {
+		var fns []string
+		for _, f := range m {
+			if !slices.Contains(fns, f[1]) {
+				fns = append(fns, f[1])
+			}
+		}
+		why += "; compiled " + strings.Join(fns, ", ") + " call the cell's func literal back once per character, each call interpreted"
+	}
+	return why
 }
+
+// callback finds a library function given a func literal of a rune: strings.FieldsFunc(s,
+// func(r rune) bool {…}) calls it once per character.
+var callback = regexp.MustCompile(`(\w+\.\w+Func)\(.*?,\s*func\(\w+ rune\)`)
