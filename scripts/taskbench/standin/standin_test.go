@@ -105,6 +105,13 @@ func TestStandinAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer := filepath.Join(dir, "answer")
+	if _, err := exec.LookPath("node"); err != nil {
+		// The Go half above has run; the JS half needs node, as the MCP client test does.
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but no node on PATH: .ci/run installs the Debian package nodejs")
+		}
+		t.Skip("no node on PATH: the JS stand-in is not checked (go run ./scripts/taskbench needs node too)")
+	}
 	cmd := exec.Command("node", js, input)
 	cmd.Env = append(os.Environ(), "RLMBENCH_FINAL="+answer)
 	if out, err := cmd.CombinedOutput(); err != nil {
