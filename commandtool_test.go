@@ -118,9 +118,9 @@ fmt.Println(utf8.RuneCountInString(s) <= 1000, strings.HasSuffix(s, "output cut 
 	}
 }
 
-// tallyTools is a tool whose command appends a line to count each time it runs.
-func tallyTools(t *testing.T, count string) []rlm.Tool {
-	_, tools := loadTools(t, `[tools.tally]
+// counterTools is a tool whose command appends a line to count each time it runs.
+func counterTools(t *testing.T, count string) []rlm.Tool {
+	_, tools := loadTools(t, `[tools.counter]
 description = "the number seven, counted"
 exec = ["sh", "-c", "echo call >> `+count+`; echo 7"]
 `)
@@ -132,13 +132,13 @@ exec = ["sh", "-c", "echo call >> `+count+`; echo 7"]
 // run again (its count file has one line). Go: the worker dies out of memory; JS: it is killed.
 func TestCommandToolCallsAreJournaled(t *testing.T) {
 	for _, c := range []struct{ lang, first, after string }{
-		{"go", `n := strings.TrimSpace(tally())`, `fmt.Println(n + "!")`},
-		{"js", `const n = tally().trim();`, `print(n + "!")`},
+		{"go", `n := strings.TrimSpace(counter())`, `fmt.Println(n + "!")`},
+		{"js", `const n = counter().trim();`, `print(n + "!")`},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			count := filepath.Join(t.TempDir(), "count")
 			ctx := context.Background()
-			s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: c.lang, Home: t.TempDir(), Tools: tallyTools(t, count), WorkerMemory: 256 << 20})
+			s, err := rlm.OpenSession(ctx, rlm.SessionOptions{Lang: c.lang, Home: t.TempDir(), Tools: counterTools(t, count), WorkerMemory: 256 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -224,6 +224,9 @@ func runScript(ctx context.Context, out, errw io.Writer, f runFlags) error {
 		return usageOf(err)
 	}
 	f.noteWorkspace(errw, res)
+	if !f.asJSON && !f.ask.quiet && !f.ask.verbose { // --verbose said it first; --json has task_id
+		fmt.Fprintf(errw, "[agent:%s] task %s (rlm trace summary %s)\n", f.ask.name, res.TaskID, res.TaskID)
+	}
 	return reportScript(ctx, out, f, res, err)
 }
 
