@@ -318,7 +318,7 @@ func Keys(w io.Writer) error {
 	}
 	b.WriteString("\n[backends.NAME]: provider, base_url, api_key_env (the NAME of the variable holding the key)\n")
 	b.WriteString("[models.NAME]: id, backend, temperature, top_p, max_tokens, reasoning_effort, seed, extra, price_in, price_out, price_cached\n")
-	fmt.Fprintf(&b, "[tools.NAME]: %s (a command model code may call as NAME; README: Your own tools)\n", strings.Join(toolKeys(), ", "))
+	b.WriteString("[tools.NAME]: " + strings.Join(toolKeys(), ", ") + " (a command model code may call as NAME; README: Your own tools)\n")
 	b.WriteString("[convert]: EXT = [\"program\", \"arg\", \"{path}\"], or EXT = { exec = [...], timeout, max_output }: the command that prints an input's text\n")
 	b.WriteString("Root model flags: ")
 	var fl []string
