@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlm-sandbox/rlm/limits"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
 // progressEvery is how often a line says what a run is still doing, while a cell or a model call
-// takes longer than that; on a terminal (Options.Status) one status line is redrawn in place
-// every drawEvery instead.
+// takes longer than that; on a terminal (Options.Status) one status line is drawn after as long,
+// and redrawn in place every drawEvery from then on.
 const (
 	progressEvery = 5 * time.Second
 	drawEvery     = time.Second
@@ -39,10 +38,12 @@ func (p *reporter) Busy(what string) {
 	if what == "" || (p.w == nil && p.status == nil) || !p.notices {
 		return
 	}
-	p.schedule(p.busy.gen)
+	gen := p.busy.gen
+	p.busy.timer = time.AfterFunc(p.every, func() { p.tick(gen) })
 }
 
-// schedule sets the timer of the next progress line of work gen. p.mu is held.
+// schedule sets the timer of the next progress line of work gen, or of the next redraw of the
+// status line, which follows the first every drawEvery. p.mu is held.
 func (p *reporter) schedule(gen int) {
 	every := p.every
 	if p.status != nil {
@@ -90,5 +91,5 @@ func spentSoFar(u Usage) string {
 	if u.Calls == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; used so far: %s API calls, %s tokens, cost %s", limits.Thousands(int64(u.Calls)), limits.Thousands(int64(u.Tokens)), u.Cost)
+	return fmt.Sprintf("; used so far: %s, %s, cost %s", counted(u.Calls, "API call"), counted(u.Tokens, "token"), u.Cost)
 }

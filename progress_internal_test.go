@@ -68,7 +68,7 @@ func TestProgressWhileBusy(t *testing.T) {
 			waitFor(t, func() bool { return strings.Count(out.String(), line) >= 2 })
 			p.Busy("")
 			got := out.String()
-			if !strings.Contains(got, "; used so far: 3 API calls, 4,100 tokens, cost $0.01") {
+			if !strings.Contains(got, "; used so far: 3 API calls, 4100 tokens, cost $0.01") {
 				t.Errorf("the line does not say what the run used:\n%q", got)
 			}
 			if tc.tty != strings.Contains(got, "\r\x1b[K") || tc.tty == strings.Contains(got, "\n") {
@@ -96,10 +96,17 @@ func TestProgressScriptWithoutModel(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "[agent:root] still running: running count\x1b[2J.go (") || strings.Contains(got, "used so far") {
 		t.Errorf("got %q; want the script's line with no usage", got)
 	}
-	// On a terminal, the status line's text is escaped: only rlm's own sequences redraw it.
+	// On a terminal, the status line's text is escaped: only rlm's own sequences redraw it. It is
+	// drawn first after every, as a line would be, then redrawn every drawEvery.
 	var term lockedBuffer
 	p = newReporter(settings{Options: Options{Status: &term, Name: "root"}})
-	p.drawEvery = 20 * time.Millisecond
+	p.every, p.drawEvery = 300*time.Millisecond, 20*time.Millisecond
+	p.Busy("first")
+	time.Sleep(100 * time.Millisecond)
+	if got := term.String(); got != "" {
+		t.Errorf("the status line was drawn before every passed: %q", got)
+	}
+	p.Busy("")
 	p.Busy("running count\x1b[2J.go")
 	waitFor(t, func() bool { return strings.Contains(term.String(), "still running") })
 	p.Busy("")

@@ -101,8 +101,9 @@ type Options struct {
 	// writes its milestones unless Quiet; a script run only when Verbose. Notices (a retry,
 	// a quota pause) are written unless Quiet; Verbose adds each cell's code and output.
 	Progress io.Writer
-	// Status, when set, is a terminal for one status line, redrawn in place every second while a
-	// cell or a model call runs: what runs, for how long, what the run has used. rlm writes it
+	// Status, when set, is a terminal for one status line, drawn once a cell or a model call has
+	// run 5 seconds and redrawn in place every second while it runs: what runs, for how long,
+	// what the run has used. rlm writes it
 	// its own text (control characters escaped) and the control sequences that redraw it. Without
 	// it, a Progress line says the same every 5 seconds once the work has run that long. Quiet
 	// turns both off.

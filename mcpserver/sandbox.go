@@ -264,7 +264,11 @@ func (s *Server) closeTool(ctx context.Context, req *mcp.CallToolRequest, in clo
 	if err != nil {
 		return nil, out, err
 	}
-	text := fmt.Sprintf("Session %s is closed after %d cells.", out.Session, out.Cells)
+	cells := "cells"
+	if out.Cells == 1 {
+		cells = "cell"
+	}
+	text := fmt.Sprintf("Session %s is closed after %d %s.", out.Session, out.Cells, cells)
 	if out.Workspace != "" {
 		text += " Files the code wrote are in " + out.Workspace + "."
 	}

@@ -250,7 +250,11 @@ func (s Summary) format(w io.Writer) error {
 	row("tokens", "%d (prompt %d, completion %d)", s.PromptTokens+s.CompletionTokens,
 		s.PromptTokens, s.CompletionTokens)
 	if s.Calls > 0 || s.Tokens > s.PromptTokens+s.CompletionTokens {
-		row("task total", "%d tokens in %d API calls (sub-runs included)", s.Tokens, s.Calls)
+		calls := "API calls"
+		if s.Calls == 1 {
+			calls = "API call"
+		}
+		row("task total", "%d tokens in %d %s (sub-runs included)", s.Tokens, s.Calls, calls)
 	}
 	if s.Cost != nil {
 		row("cost", "%s", s.Cost)

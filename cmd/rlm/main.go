@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -144,5 +146,10 @@ func runSafe(args []string, stdout, stderr io.Writer) int {
 
 func main() {
 	rlm.MaybeServeWorker() // a session's worker, or a sub-run: served, then exit
+	// A reader that goes away (rlm run … 2>&1 | head) must not kill the run mid-way: with SIGPIPE
+	// notified, a write to a closed stdout or stderr fails with EPIPE and the run goes on to its
+	// end and its records. (Notify, not Ignore: an ignored signal stays ignored in the commands
+	// rlm starts.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -56,7 +56,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits, "fakellm": fakeLLM, "audit": auditCmd, "tracefile": traceFile,
 			"livepid": livePID, "waitfile": waitFile, "sigrun": sigRun, "taskid": taskID, "refparse": refParse,
-			"timed": timed, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
+			"timed": timed, "closedstderr": closedStderr, "genctx": genctx, "replrss": replrss, "wsusage": wsusage, "sigafter": sigafter,
 			"inert": inert, "jsonget": jsonGet, "genlog": genLog, "envsubst": envsubst, "example": exampleCmd,
 		},
 	})

@@ -58,6 +58,8 @@ The workspace stays the same across :reset and :lang; :limits shows it.`,
 		},
 	}
 	f.register(cmd.Flags(), "cell-timeout")
+	// The REPL reads its cells from stdin, so a context cannot come from there.
+	cmd.Flags().Lookup("ctx").Usage = "a context `FILE` (repeatable; not -: the cells come from stdin); its directory is readable by the file tools"
 	cmd.Flags().StringVar(&f.lang, "lang", "go", "go or js")
 	return cmd
 }
@@ -69,6 +71,7 @@ type shell struct {
 	out, err io.Writer
 	s        *rlm.Session
 	lang     source.Lang
+	tools    []rlm.Tool // the session's own tools ([tools.NAME]), for :help
 
 	cells, failed int    // cells run, and how many failed (piped input exits 1 if any did)
 	firstFailed   string // "cell 3, code"
@@ -163,6 +166,7 @@ func (sh *shell) open(lang string) error {
 	if err != nil {
 		return err
 	}
+	sh.tools = opts.Tools
 	if sh.s != nil {
 		sh.s.Close()
 	} else { // the first open says how inputs became text; :reset and :lang open the same again

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/shlex"
 
+	"github.com/rlm-sandbox/rlm"
 	"github.com/rlm-sandbox/rlm/controller"
 	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -70,7 +71,11 @@ func (sh *shell) meta(line string) (quit bool) {
 func (sh *shell) help() {
 	fmt.Fprintln(sh.out, metaHelp)
 	fmt.Fprintf(sh.out, "\nIn cells (%s), besides the language itself:\n", sh.lang)
-	for _, l := range controller.APILines(string(sh.lang), sh.s.Limits()) {
+	lines, err := rlm.APILines(string(sh.lang), sh.s.Limits(), sh.tools)
+	if err != nil { // the tools were checked when the configuration was loaded
+		lines = controller.APILines(string(sh.lang), sh.s.Limits())
+	}
+	for _, l := range lines {
 		fmt.Fprintln(sh.out, "  "+l)
 	}
 	fmt.Fprintf(sh.out, "  (%s need a model: they work in rlm run, not in the REPL)\n", engine.Series(engine.InParent.Names()))
