@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlm-sandbox/rlm/audit"
+	"github.com/rlm-sandbox/rlm/internal/guard"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/llm"
 )
@@ -35,7 +36,8 @@ func newRunsCmd() *cobra.Command {
 		Example: `  rlm runs                        # the last 20: id, status, cost, started, duration, question
   rlm runs -n 5 --json`,
 		Long: `Runs lists the runs recorded in RLM_HOME/audit.db, newest first: the task id, its status
-(RUNNING, ANSWERED, FAILED, ABORTED), its cost (unknown when a call's price is unknown, never
+(RUNNING, ANSWERED, FAILED, ABORTED; UNFINISHED for a run recorded as running whose process is
+gone, killed before it could record its end), its cost (unknown when a call's price is unknown, never
 $0), when it started, how long it took, and its question (clipped; a script run's is its file).
 --json prints an array of objects with every field, the error's kind and message too.
 
@@ -100,7 +102,7 @@ func printRuns(w io.Writer, tasks []audit.Task, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tSTATUS\tCOST\tSTARTED\tDURATION\tQUESTION")
 	for _, t := range tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, taskCost(t), t.StartedAt.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, taskStatus(t, rlmHome()), taskCost(t), t.StartedAt.Local().Format("2006-01-02 15:04:05"),
 			taskDuration(t, now), clipLine(t.Question, questionShown))
 	}
 	return tw.Flush()
@@ -111,8 +113,26 @@ func taskCost(t audit.Task) string {
 	return llm.Cost{USD: t.CostUSD, Unknown: t.CostUnknown}.String()
 }
 
+// unfinished is the status rlm runs shows for a task recorded as running whose process is gone.
+const unfinished = "UNFINISHED"
+
+// taskStatus is a task's status, UNFINISHED for one recorded as running without a live PID file
+// in the home h (its process was killed before it could record the end).
+func taskStatus(t audit.Task, h string) string {
+	if t.Status != audit.Running {
+		return string(t.Status)
+	}
+	if pid, err := guard.ReadPID(home.PIDFile(h, t.ID)); err != nil || !guard.Alive(pid) {
+		return unfinished
+	}
+	return string(t.Status)
+}
+
 // taskDuration is how long a task ran, or has been running.
 func taskDuration(t audit.Task, now time.Time) string {
+	if t.EndedAt.IsZero() && taskStatus(t, rlmHome()) == unfinished {
+		return "unknown"
+	}
 	if t.EndedAt.IsZero() {
 		return now.Sub(t.StartedAt).Round(time.Second).String() + " so far"
 	}
@@ -153,7 +173,7 @@ type runJSON struct {
 func runsJSON(tasks []audit.Task) []runJSON {
 	out := make([]runJSON, 0, len(tasks))
 	for _, t := range tasks {
-		r := runJSON{TaskID: t.ID, Status: string(t.Status), Question: t.Question, Started: t.StartedAt, APICalls: t.Calls,
+		r := runJSON{TaskID: t.ID, Status: taskStatus(t, rlmHome()), Question: t.Question, Started: t.StartedAt, APICalls: t.Calls,
 			Tokens: t.Tokens, CostUnknownCalls: t.CostUnknown, CostUSDKnown: t.CostUSD, Cost: taskCost(t)}
 		if t.CostUnknown == 0 {
 			r.CostUSD = &t.CostUSD
