@@ -42,7 +42,7 @@ type askFlags struct {
 func (f *askFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.name, "name", "rlm", "the agent's name, in progress lines and the call chain of recursive runs")
 	fl.IntVar(&f.maxDepth, "max-depth", limits.MaxDepth, "recursion depth: 1 = root and sub-calls; above 1, llm_query runs a child rlm (capped by SFA_MAX_DEPTH, default 5)")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr (nor the line naming the configuration files read)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr (the line naming the configuration files read stays: it says\nwhich files chose the models and backends, so where the keys go)")
 	fl.BoolVar(&f.verbose, "verbose", false, "also print each cell's code and output on stderr")
 	fl.BoolVar(&f.noLog, "no-log", false, "write no log file (also SFA_NO_LOG=1); the audit trail and the trace are still written")
 	fl.BoolVar(&f.forceRLM, "rlm", false, "use the REPL loop even for an input under 50,000 characters (adds overhead)")
@@ -123,11 +123,9 @@ func (f *runFlags) check(stderr io.Writer) error {
 	if err := f.ask.check(); err != nil {
 		return err
 	}
-	cfgNote := stderr
-	if f.ask.quiet {
-		cfgNote = io.Discard // the line naming the configuration files read is progress too
-	}
-	if err := f.sessionFlags.check(cfgNote); err != nil {
+	// The line naming the configuration files read stays under --quiet: it says which files
+	// chose the models and backends, so where the keys go (project_trust.txtar).
+	if err := f.sessionFlags.check(stderr); err != nil {
 		return err
 	}
 	_, err := existingFiles(f.ctxFiles, f.conf)
