@@ -21,7 +21,7 @@ func TestUnknownVariables(t *testing.T) {
 		"RLM_TIMEOUT=10m", "RLM_MAX_CALL=5", "SFA_MODEL=big", "RLM_MAX_DEPTH=3", "rlm_home=/x",
 		"RLM_CELLTIMEOUT=1s", "RLM_KEY=sk-secret", "RLM_FROBNICATE=1",
 		"RLM_MODEL=m", "SFA_DEFAULTS_TIMEOUT=1h", "RLM_HOME=/h", "RLM_MCP_TOKEN=t", "SFA_DEPTH=2",
-		"RLM_TEST_CACHE=/c", "HOME=/root", "PATH=/bin", "RLMX=1", "RLM_EMPTY=", "RLM_BLANK= ",
+		"RLM_TEST_CACHE=/c", "HOME=/root", "PATH=/bin", "RLMX=1", "RLM_EMPTY=", "RLM_BLANK= ", "RLM_MODLE=m",
 	}
 	want := []string{
 		"RLM_CELLTIMEOUT is not a variable rlm reads, and is ignored: did you mean RLM_CELL_TIMEOUT (limits.cell_timeout: ",
@@ -29,6 +29,7 @@ func TestUnknownVariables(t *testing.T) {
 		"RLM_KEY is not a variable rlm reads, and is ignored: did you mean RLM_API_KEY (the default backend's API key",
 		"RLM_MAX_CALL is not a variable rlm reads, and is ignored: did you mean RLM_MAX_CALLS (limits.max_calls: ",
 		"RLM_MAX_DEPTH is not a variable rlm reads, and is ignored: did you mean SFA_MAX_DEPTH (the deepest --max-depth",
+		"RLM_MODLE is not a variable rlm reads, and is ignored: did you mean RLM_MODEL (defaults.model: ",
 		"RLM_TIMEOUT is not a variable rlm reads, and is ignored: did you mean SFA_DEFAULTS_TIMEOUT (defaults.timeout: wall clock of a whole run)?",
 		"SFA_MODEL is not a variable rlm reads, and is ignored: did you mean RLM_MODEL (defaults.model: ",
 		"rlm_home is not a variable rlm reads, and is ignored: did you mean RLM_HOME (the directory of rlm's",

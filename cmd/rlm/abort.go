@@ -27,8 +27,8 @@ func newAbortCmd() *cobra.Command {
 		Long: `Abort sends SIGTERM to the run whose PID file is RLM_HOME/run/TASK_ID.pid, then waits up to
 --wait for it to exit. The run marks its task ABORTED (error kind canceled), flushes its
 records, stops its worker and exits 143. The task id is printed by rlm run on stderr and in
---json output (rlm runs lists them); a unique prefix of it will do, and last names the newest
-run. --task-id ID is the older spelling of the argument.
+--json output (rlm runs lists them); a prefix unique among the runs going will do, and last
+names the newest run that is going. --task-id ID is the older spelling of the argument.
 
 Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 2 usage.`,
 		Args:              maxArgs(1, "TASK_ID"),
@@ -38,7 +38,7 @@ Exit status: 0 stopped · 1 no such running task, or it did not stop in time · 
 			if err != nil {
 				return err
 			}
-			if id, err = resolveTask(cmd.Context(), id); err != nil {
+			if id, err = resolveRunning(cmd.Context(), id); err != nil {
 				return err
 			}
 			return abortTask(cmd, id, wait)

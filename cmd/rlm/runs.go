@@ -232,6 +232,39 @@ func resolveTask(ctx context.Context, arg string) (string, error) {
 	return "", ambiguous(arg, ts)
 }
 
+// resolveRunning is resolveTask among the runs that are going (rlm abort): "last" is the newest
+// of them, and a prefix need only be unique among them. An id that names no run going is
+// returned as given, for abort to say so.
+func resolveRunning(ctx context.Context, arg string) (string, error) {
+	db, err := openAudit()
+	if db == nil || err != nil {
+		return resolveTask(ctx, arg)
+	}
+	defer db.Close()
+	ts, err := db.Tasks(ctx, runningScan)
+	if err != nil {
+		return "", usageError{err}
+	}
+	var going []audit.Task
+	for _, t := range ts {
+		if taskStatus(t, rlmHome()) == string(audit.Running) && (arg == lastTask || strings.HasPrefix(t.ID, arg)) {
+			going = append(going, t)
+		}
+	}
+	switch {
+	case len(going) == 0 && arg == lastTask:
+		return "", usagef("%s: no run is going in %s (rlm runs lists the recent ones)", lastTask, rlmHome())
+	case len(going) == 0:
+		return resolveTask(ctx, arg)
+	case len(going) == 1 || arg == lastTask:
+		return going[0].ID, nil
+	}
+	return "", ambiguous(arg, going)
+}
+
+// runningScan is how many of the newest runs resolveRunning looks through for the ones going.
+const runningScan = 200
+
 // ambiguous refuses a task-id prefix that names several runs, listing them (at most 5).
 func ambiguous(prefix string, ts []audit.Task) error {
 	var b strings.Builder

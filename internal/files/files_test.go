@@ -29,9 +29,9 @@ func TestContexts(t *testing.T) {
 		{text, ""},
 		{write("empty.txt", nil), ""},
 		{write("blob.bin", []byte("abc\x00def")), "--ctx " + filepath.Join(dir, "blob.bin") + " is a binary file (a NUL byte at offset 3); rlm reads text"},
-		{write("blob.bin2", []byte("abc\x00def")), `name a converter for .bin2 files in rlm.toml: [convert] bin2 = ["PROGRAM", "{path}"] (README: Your own tools)`},
+		{write("blob.bin2", []byte("abc\x00def")), `name a converter for .bin2 files in $RLM_HOME/config.toml: [convert] bin2 = ["PROGRAM", "{path}"] (README: Your own tools)`},
 		{write("Contract.PDF", []byte("%PDF-1.4\n1 0 obj\n")), `Contract.PDF is a binary file (a PDF); rlm reads text: pass a text file, extract its text first (such as strings ` +
-			filepath.Join(dir, "Contract.PDF") + ` > ` + filepath.Join(dir, "Contract.PDF") + `.txt), or name a converter for .pdf files in rlm.toml: [convert] pdf = ["pdftotext", "-layout", "{path}", "-"] (README: Your own tools)`},
+			filepath.Join(dir, "Contract.PDF") + ` > ` + filepath.Join(dir, "Contract.PDF") + `.txt), or name a converter for .pdf files in $RLM_HOME/config.toml: [convert] pdf = ["pdftotext", "-layout", "{path}", "-"] (README: Your own tools)`},
 		{write("utf16.txt", []byte{0xff, 0xfe, 'a', 0}), "is UTF-16 text; rlm reads UTF-8: convert it first (iconv -f UTF-16 -t UTF-8"},
 		{dir, "is a directory; pass files (use --root for directories)"},
 		{filepath.Join(dir, "missing.txt"), "missing.txt: no such file or directory"},

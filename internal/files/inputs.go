@@ -145,13 +145,13 @@ func CheckText(label, name string, head []byte, file bool) error {
 func convertAdvice(name string, file bool) string {
 	ext := convert.Ext(name)
 	if !file || convert.CheckExt(ext) != nil {
-		return "save it to a file and name a converter for its extension in rlm.toml ([convert], README: Your own tools)"
+		return "save it to a file and name a converter for its extension in $RLM_HOME/config.toml ([convert], README: Your own tools)"
 	}
 	cmd, ok := converterExamples[ext]
 	if !ok {
 		cmd = `["PROGRAM", "{path}"]`
 	}
-	return fmt.Sprintf("name a converter for .%s files in rlm.toml: [convert] %s = %s (README: Your own tools)", ext, ext, cmd)
+	return fmt.Sprintf("name a converter for .%s files in $RLM_HOME/config.toml: [convert] %s = %s (README: Your own tools)", ext, ext, cmd)
 }
 
 // converterExamples are commands that print the text of files of a few common types, for the
