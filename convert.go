@@ -42,15 +42,6 @@ func checkConverters(m map[string]Converter) error {
 	return nil
 }
 
-// takes is files.Inputs' test of the files a converter of m takes (nil when m has none: every
-// input must then be text).
-func takes(m map[string]Converter) func(path string) bool {
-	if len(m) == 0 {
-		return nil
-	}
-	return func(path string) bool { _, ok := m[convert.Ext(path)]; return ok }
-}
-
 // Conversion says how one input became text (Options.Convert, SessionOptions.Convert).
 type Conversion struct {
 	Original  string        // the file converted, absolute

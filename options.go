@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlm-sandbox/rlm/internal/convert"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
 	"github.com/rlm-sandbox/rlm/limits"
@@ -36,7 +37,7 @@ func resolve(opts Options) (settings, error) {
 		return s, err
 	}
 	var err error
-	if s.files, err = files.Inputs(s.Files, "file", takes(s.Convert)); err != nil {
+	if s.files, err = files.Inputs(s.Files, "file", convert.Takes(s.Convert)); err != nil {
 		return s, &OptionError{"Files", err}
 	}
 	if s.Home == "" {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rlm-sandbox/rlm/internal/convert"
 	"github.com/rlm-sandbox/rlm/internal/convert/cache"
 	"github.com/rlm-sandbox/rlm/internal/files"
 	"github.com/rlm-sandbox/rlm/internal/home"
@@ -79,7 +80,7 @@ func (op *opening) check() error {
 		return err
 	}
 	var err error
-	if op.files, err = files.Inputs(op.Files, "file", takes(op.Convert)); err != nil {
+	if op.files, err = files.Inputs(op.Files, "file", convert.Takes(op.Convert)); err != nil {
 		return &OptionError{"Files", err}
 	}
 	if op.set, err = checkTools(op.Tools); err != nil {

@@ -267,8 +267,8 @@ func scriptLang(f runFlags) (source.Lang, error) {
 // that no converter of conf ([convert]; nil: none) takes.
 func existingFiles(paths []string, conf *config.Config) ([]string, error) {
 	var converted func(string) bool
-	if conf != nil && len(conf.Convert) > 0 {
-		converted = func(p string) bool { _, ok := conf.Convert[convert.Ext(p)]; return ok }
+	if conf != nil {
+		converted = convert.Takes(conf.Convert)
 	}
 	abs, err := files.Inputs(paths, "--ctx", converted)
 	if err != nil {

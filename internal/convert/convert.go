@@ -59,3 +59,12 @@ func CheckExt(ext string) error {
 	}
 	return nil
 }
+
+// Takes is the test of the files a converter of m takes, by extension (files.Inputs lets those
+// through as not text); nil when m has none, so every input must be text.
+func Takes[V any](m map[string]V) func(path string) bool {
+	if len(m) == 0 {
+		return nil
+	}
+	return func(path string) bool { _, ok := m[Ext(path)]; return ok }
+}
