@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,55 @@ func benchLog(b *testing.B, mb int) (string, int64) {
 		b.Fatal(err)
 	}
 	return path, n
+}
+
+// BenchmarkCellInProcess runs one cell file over context files on a worker's Host in this
+// process, as BenchmarkPeekLoopInProcess does, to profile a model's cell (-cpuprofile) without
+// the process boundary, for example a cell that taskbench kept:
+//
+//	RLM_BENCH_CELL=/tmp/tb/cells/16-orders-top-products.go RLM_BENCH_CTX=/tmp/tb/data/orders.csv \
+//	  go test ./worker -run '^$' -bench CellInProcess -benchtime 5x -cpuprofile /tmp/cpu.out
+//
+// RLM_BENCH_CTX is a list of files separated by commas; the language is the cell's extension.
+// Without RLM_BENCH_CELL the benchmark is skipped.
+func BenchmarkCellInProcess(b *testing.B) {
+	cellPath := os.Getenv("RLM_BENCH_CELL")
+	if cellPath == "" {
+		b.Skip("RLM_BENCH_CELL names no cell")
+	}
+	code, err := os.ReadFile(cellPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lang := strings.TrimPrefix(filepath.Ext(cellPath), ".")
+	cfg := Config{Lang: lang, Validate: true}
+	for _, p := range strings.Split(os.Getenv("RLM_BENCH_CTX"), ",") {
+		if p == "" {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		cfg.Contexts = append(cfg.Contexts, p)
+		cfg.ContextFDs = append(cfg.ContextFDs, int(f.Fd()))
+	}
+	lt, err := openContextTools(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wk := &worker{local: lt, waiting: map[int]chan wire.Call{}}
+	r, err := NewRunner(cfg, wk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := int64(0)
+	for b.Loop() {
+		id++
+		res, _, _ := wk.runCell(r, cfg, wire.Message{Op: wire.OpExec, ID: id, Code: string(code)})
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
 }

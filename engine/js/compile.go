@@ -9,6 +9,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/unistring"
 
 	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/source"
@@ -26,7 +27,7 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 	if err := e.checkNames(unit, names); err != nil {
 		return nil, err
 	}
-	src := forOfCopy(unit.Program)
+	src := rewriteCopy(unit.Program)
 	prg := &ast.Program{
 		Body:            make([]ast.Statement, len(src.Body)),
 		DeclarationList: append([]*ast.VariableDeclaration(nil), src.DeclarationList...),
@@ -43,21 +44,46 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 	return compileAST(prg, unit)
 }
 
-// forOfCopy is a copy of the unit's program with its innermost for…of loops rewritten (see
-// forof.go); the unit itself is left as the validator saw it. A rewrite that fails leaves the
-// program as it is.
-func forOfCopy(p *ast.Program) (out *ast.Program) {
+// rewriteCopy is a copy of the unit's program with its innermost for…of loops (forof.go), its
+// array patterns (destructure.go) and its appends of text (concat.go) rewritten; the unit itself is left as the validator saw it.
+// A rewrite that fails leaves the program as it is.
+func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	defer func() {
 		if recover() != nil {
 			out = p
 		}
 	}()
-	if !holdsForOf(reflect.ValueOf(p.Body)) {
+	if !holdsRewritable(reflect.ValueOf(p.Body)) {
 		return p // nothing to rewrite: no copy
+	}
+	used := identNames(reflect.ValueOf(p.Body))
+	for _, name := range helperNames {
+		if used[name] {
+			return p // the cell names a helper: it runs as written
+		}
 	}
 	c := deepCopy(p).(*ast.Program)
 	rewriteForOf(c.Body)
+	rewriteDestructure(c.Body)
+	rewriteConcat(c.Body)
 	return c
+}
+
+// helperNames are the globals the rewritten code calls.
+var helperNames = []unistring.String{plainArrayName, takeName, restName, catName}
+
+// holdsRewritable reports whether v holds a for…of loop, an assignment or an array pattern,
+// which a rewrite may apply to.
+func holdsRewritable(v reflect.Value) bool {
+	found := false
+	each(v, func(x reflect.Value) bool {
+		switch x.Interface().(type) {
+		case ast.ForOfStatement, ast.AssignExpression, ast.ArrayPattern:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func compileAST(prg *ast.Program, unit *source.JSUnit) (p *goja.Program, err error) {

@@ -77,6 +77,7 @@ type Engine struct {
 	closed   atomic.Bool
 	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
 	natives  natives                // built-ins the variables view calls (see Locals)
+	cat      *catBuffer             // the text __rlm_cat builds (concat.go), released after each cell
 }
 
 // cellState is what one Exec collects.
@@ -103,6 +104,12 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	}
 	if err := e.installPlainArray(); err != nil {
 		return nil, fmt.Errorf("js: install %s: %w", plainArrayName, err)
+	}
+	if err := e.installDestructure(); err != nil {
+		return nil, fmt.Errorf("js: install %s: %w", takeName, err)
+	}
+	if err := e.installCat(); err != nil {
+		return nil, fmt.Errorf("js: install %s: %w", catName, err)
 	}
 	if err := harden(e.vm, writableGlobals()); err != nil {
 		return nil, fmt.Errorf("js: hardening prelude: %w", err)
@@ -131,7 +138,7 @@ func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	}
 	st := &cellState{ctx: ctx, out: output{cap: e.cfg.Limits.OutputChars}}
 	e.cell, e.hostErrs = st, map[*goja.Object]error{}
-	defer func() { e.cell, e.hostErrs = nil, nil }()
+	defer func() { e.cell, e.hostErrs = nil, nil; e.cat.release() }()
 	runErr := e.run(ctx, prg, unit)
 	if runErr == nil && st.final == nil {
 		st.out.write(unshownNote(unit))
