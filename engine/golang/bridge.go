@@ -78,6 +78,7 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 		"ErrorsAs":  reflect.ValueOf(errorsAs),
 		"ErrorsIs":  reflect.ValueOf(errorsIs),
 		"Clear":     reflect.ValueOf(clearValue),
+		"RunePred":  reflect.ValueOf(e.runePred),
 		"At":        reflect.ValueOf(e.at),
 		"Defer":     reflect.ValueOf(func(f func()) { e.withState(func(st *cellState) { st.defers = append(st.defers, f) }) }),
 		"RunDefers": reflect.ValueOf(e.runDefers),

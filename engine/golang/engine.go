@@ -55,6 +55,7 @@ type Engine struct {
 	sess    *desugar.Session
 	imports map[string]bool // imports already compiled, by file (see importKey)
 	closed  bool
+	preds   sync.Map // compiled rune predicates, by text (see runePred)
 
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)

@@ -86,6 +86,8 @@ func _max[T _ordered](x T, ys ...T) T {
 
 func _clear(v any) { rlmhost.Clear(v) }
 
+func _runePred(p string) func(rune) bool { return rlmhost.RunePred(p) }
+
 func _boxV[T any](v T, str func(T) (func() string, int)) any {
 	f, k := str(v)
 	switch k {

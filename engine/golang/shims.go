@@ -3,6 +3,9 @@ package golang
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/rlm-sandbox/rlm/engine/golang/runepred"
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
 // The shims below make interpreted values behave like compiled ones where yaegi v0.16.1 loses
@@ -244,4 +247,18 @@ func jsonValue(v reflect.Value, vt reflect.Type) reflect.Value {
 		}
 	}
 	return out
+}
+
+// runePred compiles a predicate the desugaring pass wrote for a func literal (see
+// desugar/runepred.go), once per text in a session; cells' goroutines may call it at once.
+func (e *Engine) runePred(src string) func(rune) bool {
+	if f, ok := e.preds.Load(src); ok {
+		return f.(func(rune) bool)
+	}
+	n, err := runepred.Parse(src)
+	if err != nil {
+		hostFail(fault.Code, "%v", err)
+	}
+	f, _ := e.preds.LoadOrStore(src, n.Func())
+	return f.(func(rune) bool)
 }

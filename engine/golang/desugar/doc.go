@@ -16,6 +16,11 @@
 //   - ranging over an iterator function (range-over-func) becomes a call of the iterator with
 //     the loop body as the yield function (break, continue, return, goto and jumps to an outer
 //     loop work as in Go); a body that defers a call ranges over the values collected first;
+//   - a func literal handed to a compiled strings or bytes function as a func(rune) bool
+//     (FieldsFunc, IndexFunc, TrimFunc, …) that only tests its rune against constants, unicode
+//     classes and strings.ContainsRune of a constant becomes the native predicate of
+//     engine/golang/runepred (_runePred): yaegi calls a literal back through reflect, about
+//     1 µs per character;
 //   - min and max of constants are folded (Go makes them constants), of variables they call
 //     generic prelude helpers; clear calls a host shim;
 //   - loop variables captured by closures get a fresh copy per iteration (Go 1.22 semantics);

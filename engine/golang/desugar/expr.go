@@ -213,6 +213,7 @@ func (d *Pass) call(x *ast.CallExpr) ast.Expr {
 			}
 		}
 	case *types.Func:
+		d.runePredArgs(x, obj)
 		if obj == d.preludeObj("print") {
 			d.unconvert(x.Args)
 			boxes = d.boxes(x, 0, false)
