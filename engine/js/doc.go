@@ -25,6 +25,9 @@
 // by doubling, where goja copies the whole string at every piece (concat.go: a context read in
 // 16,000-character peeks was quadratic). The globals __rlm_plainArray, __rlm_take, __rlm_rest and
 // __rlm_cat they call are frozen like every other; a cell that names one runs as written.
+// JSON.parse reads the common case (no reviver, text held in UTF-8) in Go, about three times
+// faster than goja's token stream, and hands everything else, every error included, to goja's
+// own (jsonparse.go).
 //
 // # Hardening prelude
 //
