@@ -45,7 +45,8 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 }
 
 // rewriteCopy is a copy of the unit's program with its innermost for…of loops (forof.go), its
-// array patterns (destructure.go) and its appends of text (concat.go) rewritten; the unit itself is left as the validator saw it.
+// array patterns (destructure.go), its appends of text (concat.go) and its splits on white
+// space (splitws.go) rewritten; the unit itself is left as the validator saw it.
 // A rewrite that fails leaves the program as it is.
 func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	defer func() {
@@ -66,11 +67,12 @@ func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	rewriteForOf(c.Body)
 	rewriteDestructure(c.Body)
 	rewriteConcat(c.Body)
+	rewriteSplitWS(c.Body)
 	return c
 }
 
 // helperNames are the globals the rewritten code calls.
-var helperNames = []unistring.String{plainArrayName, takeName, restName, catName}
+var helperNames = []unistring.String{plainArrayName, takeName, restName, catName, splitWSName, splitWSOfName}
 
 // holdsRewritable reports whether v holds a for…of loop, an assignment or an array pattern,
 // which a rewrite may apply to.
@@ -78,7 +80,7 @@ func holdsRewritable(v reflect.Value) bool {
 	found := false
 	each(v, func(x reflect.Value) bool {
 		switch x.Interface().(type) {
-		case ast.ForOfStatement, ast.AssignExpression, ast.ArrayPattern:
+		case ast.ForOfStatement, ast.AssignExpression, ast.ArrayPattern, ast.RegExpLiteral:
 			found = true
 		}
 		return !found

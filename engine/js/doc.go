@@ -16,15 +16,17 @@
 // tally, chunk) are what models call their own data (let count = 0): a top-level declaration of one
 // hides the function for the session, and a later call of it fails with a message that says so.
 // Promise jobs run before Exec returns; a rejection nobody handled by then fails the cell.
-// Three rewrites of the cell's AST, each keeping what the code computes, take goja off its slow
+// Four rewrites of the cell's AST, each keeping what the code computes, take goja off its slow
 // paths: an innermost for…of loop runs over a plain array as an indexed loop (about 2.5 times
 // faster than goja's iterator protocol) and over anything else as for…of (forof.go); an array
 // pattern in a block or function (const [, , p] = row.split(","), ([k, v]) => …, a for…of
 // head) reads a plain array by index and anything else through the protocol (destructure.go,
 // about 15 times faster for eight fields); and text appended with += or x = x + … grows a buffer
 // by doubling, where goja copies the whole string at every piece (concat.go: a context read in
-// 16,000-character peeks was quadratic). The globals __rlm_plainArray, __rlm_take, __rlm_rest and
-// __rlm_cat they call are frozen like every other; a cell that names one runs as written.
+// 16,000-character peeks was quadratic); and X.split(/\s+/) cuts a string held in UTF-8 in Go
+// (splitws.go, about twice as fast). The globals __rlm_plainArray, __rlm_take, __rlm_rest,
+// __rlm_cat, __rlm_splitWS and __rlm_splitWSOf they call are frozen like every other; a cell that
+// names one runs as written.
 // JSON.parse reads the common case (no reviver, text held in UTF-8) in Go, about three times
 // faster than goja's token stream, and hands everything else, every error included, to goja's
 // own (jsonparse.go).

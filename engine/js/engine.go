@@ -111,6 +111,9 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	if err := e.installJSONParse(); err != nil {
 		return nil, fmt.Errorf("js: install JSON.parse: %w", err)
 	}
+	if err := e.installSplitWS(); err != nil {
+		return nil, fmt.Errorf("js: install %s: %w", splitWSName, err)
+	}
 	if err := e.installCat(); err != nil {
 		return nil, fmt.Errorf("js: install %s: %w", catName, err)
 	}
