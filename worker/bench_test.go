@@ -30,21 +30,7 @@ func BenchmarkPeekLoopInProcess(b *testing.B) {
 	path, size := benchLog(b, mb)
 	for _, lang := range []string{"go", "js"} {
 		b.Run(lang, func(b *testing.B) {
-			f, err := os.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			cfg := Config{Lang: lang, Validate: true, Contexts: []string{path}, ContextFDs: []int{int(f.Fd())}}
-			lt, err := openContextTools(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			wk := &worker{local: lt, waiting: map[int]chan wire.Call{}}
-			r, err := NewRunner(cfg, wk)
-			if err != nil {
-				b.Fatal(err)
-			}
+			wk, r, cfg := benchWorker(b, lang, []string{path})
 			want := strconv.FormatInt(size, 10) + "\n"
 			var cell time.Duration
 			id := int64(0)
@@ -124,17 +110,34 @@ func BenchmarkCellInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lang := strings.TrimPrefix(filepath.Ext(cellPath), ".")
-	cfg := Config{Lang: lang, Validate: true}
+	var paths []string
 	for _, p := range strings.Split(os.Getenv("RLM_BENCH_CTX"), ",") {
-		if p == "" {
-			continue
+		if p != "" {
+			paths = append(paths, p)
 		}
+	}
+	wk, r, cfg := benchWorker(b, strings.TrimPrefix(filepath.Ext(cellPath), "."), paths)
+	id := int64(0)
+	for b.Loop() {
+		id++
+		res, _, _ := wk.runCell(r, cfg, wire.Message{Op: wire.OpExec, ID: id, Code: string(code)})
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+// benchWorker is a worker's Host and runner in this process for lang, over the context files
+// at paths (closed when b ends).
+func benchWorker(b *testing.B, lang string, paths []string) (*worker, Runner, Config) {
+	b.Helper()
+	cfg := Config{Lang: lang, Validate: true}
+	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer f.Close()
+		b.Cleanup(func() { f.Close() })
 		cfg.Contexts = append(cfg.Contexts, p)
 		cfg.ContextFDs = append(cfg.ContextFDs, int(f.Fd()))
 	}
@@ -147,12 +150,5 @@ func BenchmarkCellInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	id := int64(0)
-	for b.Loop() {
-		id++
-		res, _, _ := wk.runCell(r, cfg, wire.Message{Op: wire.OpExec, ID: id, Code: string(code)})
-		if res.Err != nil {
-			b.Fatal(res.Err)
-		}
-	}
+	return wk, r, cfg
 }
