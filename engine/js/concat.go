@@ -26,7 +26,7 @@ import (
 //
 // into X = __rlm_cat(X, E). The operands are evaluated as before (X, then E); __rlm_cat adds
 // them with +, unless both are strings long enough to matter, whose characters are then
-// appended to a buffer that grows by doubling and that X's value already ends (catBuffer).
+// appended to a buffer that grows by doubling and that X's value already ends (catBuffers).
 // Whatever X and E hold, the result is what + gives. The cell that uses the name __rlm_cat is
 // left alone.
 
@@ -39,7 +39,7 @@ const catMin = 1 << 10
 // installCat defines __rlm_cat: a JS function that adds its operands as + does, and hands two
 // strings to the engine's catBuffer.
 func (e *Engine) installCat() error {
-	cb := &catBuffer{vm: e.vm}
+	cb := &catBuffers{vm: e.vm}
 	e.cat = cb
 	native := e.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		return cb.cat(call.Argument(0).(goja.String), call.Argument(1).(goja.String))
@@ -59,35 +59,51 @@ func (e *Engine) installCat() error {
 	return e.vm.Set(catName, cat)
 }
 
-// catBuffer holds the characters of the last string __rlm_cat built, in UTF-8, with room to
-// grow. Every string it hands out is a prefix of buf that ends at len(buf) when it is made; buf
-// is only ever written past its length, so no string handed out ever changes. A string whose
-// bytes start at buf's first byte and run to its length is that last string, and appending to
-// it appends to buf. While buf holds only ASCII, strings are cut from base, one ASCII string
-// over buf's whole capacity, so that goja never scans them again.
-type catBuffer struct {
+// catBuffers are the buffers __rlm_cat appends to: a few, so that a loop that builds two or
+// three strings at once (csv += …; log += …) grows each in its own; the least recently used
+// one is reused for a new string.
+type catBuffers struct {
 	vm    *goja.Runtime
+	slots [catSlots]catBuffer
+	clock uint64
+}
+
+// catSlots is how many strings __rlm_cat grows at once.
+const catSlots = 4
+
+// catBuffer holds the characters of a string __rlm_cat built, in UTF-8, with room to grow.
+// Every string it hands out is a prefix of buf that ends at len(buf) when it is made; buf is
+// only ever written past its length, so no string handed out ever changes. A string whose bytes
+// start at buf's first byte and run to its length is the last one handed out, and appending to
+// it appends to buf. While buf holds only ASCII, strings are cut from base, one ASCII string over
+// buf's whole capacity, so that goja never scans them again.
+type catBuffer struct {
 	buf   []byte
 	ascii bool        // buf holds only ASCII
 	base  goja.String // an ASCII string over buf[:cap(buf)], while ascii
+	used  uint64      // catBuffers.clock when last appended to
 }
 
 // cat returns a + b for two strings. It never asks a for its length or characters: goja would
 // scan a string imported from Go to answer, and a is the long one.
-func (c *catBuffer) cat(a, b goja.String) goja.Value {
+func (cs *catBuffers) cat(a, b goja.String) goja.Value {
 	bs, bASCII, ok := exactUTF8(b)
 	if !ok {
 		return a.Concat(b)
 	}
-	if !c.ends(a) {
+	c := cs.ending(a)
+	if c == nil {
 		as, aASCII, ok := exactUTF8(a)
 		if !ok || len(as)+len(bs) < catMin {
 			return a.Concat(b)
 		}
-		c.reset(as, len(as)+len(bs), aASCII)
+		c = cs.oldest()
+		c.reset(cs.vm, as, len(as)+len(bs), aASCII)
 	}
+	cs.clock++
+	c.used = cs.clock
 	if cap(c.buf)-len(c.buf) < len(bs) {
-		c.reset(c.string(), len(c.buf)+len(bs), c.ascii)
+		c.reset(cs.vm, c.string(), len(c.buf)+len(bs), c.ascii)
 	}
 	c.buf = append(c.buf, bs...)
 	if c.ascii && !bASCII {
@@ -96,33 +112,50 @@ func (c *catBuffer) cat(a, b goja.String) goja.Value {
 	if c.ascii {
 		return c.base.Substring(0, len(c.buf))
 	}
-	return c.vm.ToValue(c.string())
+	return cs.vm.ToValue(c.string())
 }
 
-// ends reports whether s is the last string the buffer built: its bytes are buf's.
-func (c *catBuffer) ends(s goja.String) bool {
-	if len(c.buf) == 0 {
-		return false
-	}
+// ending is the buffer whose last string s is, or nil.
+func (cs *catBuffers) ending(s goja.String) *catBuffer {
 	v, ok := s.Export().(string)
-	return ok && len(v) == len(c.buf) && unsafe.StringData(v) == unsafe.SliceData(c.buf)
+	if !ok || len(v) == 0 {
+		return nil
+	}
+	for i := range cs.slots {
+		c := &cs.slots[i]
+		if len(v) == len(c.buf) && unsafe.StringData(v) == unsafe.SliceData(c.buf) {
+			return c
+		}
+	}
+	return nil
 }
 
-// release lets go of the buffer (between cells: the strings handed out keep what they use).
-func (c *catBuffer) release() { c.buf, c.ascii, c.base = nil, false, nil }
+// oldest is the buffer appended to least recently (an unused one first).
+func (cs *catBuffers) oldest() *catBuffer {
+	o := &cs.slots[0]
+	for i := range cs.slots {
+		if cs.slots[i].used < o.used {
+			o = &cs.slots[i]
+		}
+	}
+	return o
+}
+
+// release lets go of the buffers (between cells: the strings handed out keep what they use).
+func (cs *catBuffers) release() { cs.slots = [catSlots]catBuffer{} }
 
 // string is buf as a string, sharing its bytes.
 func (c *catBuffer) string() string { return unsafe.String(unsafe.SliceData(c.buf), len(c.buf)) }
 
-// reset starts a new buffer that holds s, with room for twice need bytes.
-func (c *catBuffer) reset(s string, need int, ascii bool) {
+// reset makes c a new buffer that holds s, with room for twice need bytes.
+func (c *catBuffer) reset(vm *goja.Runtime, s string, need int, ascii bool) {
 	buf := make([]byte, len(s), 2*need)
 	copy(buf, s)
 	c.buf, c.ascii, c.base = buf, ascii, nil
 	if ascii {
 		// The bytes past len(s) are zeros, ASCII: the scan finds the whole capacity ASCII and
 		// the substring is an ASCII string sharing buf's bytes.
-		whole := c.vm.ToValue(unsafe.String(unsafe.SliceData(buf), cap(buf))).(goja.String)
+		whole := vm.ToValue(unsafe.String(unsafe.SliceData(buf), cap(buf))).(goja.String)
 		c.base = whole.Substring(0, cap(buf))
 	}
 }

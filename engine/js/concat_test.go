@@ -33,6 +33,7 @@ func TestConcatAsNode(t *testing.T) {
 		{"let s = \"\"; for (let i = 0; i < 2000; i++) { s += `${i},`; if (i % 500 === 0) print(s.length) } print(s.length)", "2\n1894\n3895\n6395\n8890\n"},
 		{`let parts = ["α".repeat(700), "b".repeat(700)]; let s = ""; for (const p of parts) s += p.slice(0); print(s.length, s[699], s[700], s[1399])`, "1400 α b b\n"},
 		{`let s = "z".repeat(1200); let t = s; t += ""; print(t === s, t.length)`, "true 1200\n"},
+		{"let a = \"\", b = \"\", c = \"\"; for (let i = 0; i < 2000; i++) { a += \"x\" + i; b += \"y\" + i; if (i % 3 === 0) c += `${i};` } print(a.length, b.length, c.length, a.slice(-5), b.slice(-5), c.slice(-5))", "8890 8890 2963 x1999 y1999 1998;\n"},
 	}
 	for _, c := range cases {
 		e, _ := newEngine(t, Config{})
@@ -108,13 +109,23 @@ func countCallsOf(body any, name string) int {
 }
 
 // TestConcatIsLinear: reading a context in 16,000-character pieces with += costs in proportion
-// to its length: 4 times the text takes well under 8 times as long (goja's own concatenation
-// takes 16 times as long, copying the string built so far at every piece).
+// to its length, also when two strings grow at once: 4 times the text takes well under 8 times
+// as long (goja's own concatenation takes 16 times as long, copying the string built so far at
+// every piece).
 func TestConcatIsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test")
 	}
-	cell := `const n = length(context); let s = ""; for (let off = 0; off < n; off += 16000) s += peek(context, off, 16000); print(s.length === n)`
+	one := `const n = length(context); let s = ""; for (let off = 0; off < n; off += 16000) s += peek(context, off, 16000); print(s.length === n)`
+	// Two strings grown at once, each in its own buffer.
+	two := `const n = length(context); let s = "", t = ""; for (let off = 0; off < n; off += 16000) { s += peek(context, off, 16000); t += peek(context, off, 16000) } print(s.length === n && t === s)`
+	for _, cell := range []string{one, two} {
+		linear(t, cell)
+	}
+}
+
+// linear times cell over 4 and 16 MB and fails t if the larger took 8 times as long or more.
+func linear(t *testing.T, cell string) {
 	timeIt := func(mb int) time.Duration {
 		e, err := New(Config{}, newFakeHost(strings.Repeat("2026-11-29 INFO a line of a log\n", mb<<15)))
 		if err != nil {

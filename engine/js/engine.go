@@ -77,7 +77,7 @@ type Engine struct {
 	closed   atomic.Bool
 	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
 	natives  natives                // built-ins the variables view calls (see Locals)
-	cat      *catBuffer             // the text __rlm_cat builds (concat.go), released after each cell
+	cat      *catBuffers            // the text __rlm_cat builds (concat.go), released after each cell
 }
 
 // cellState is what one Exec collects.
