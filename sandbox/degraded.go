@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // The worker where Linux's layers do not exist (macOS, the BSDs): what every Unix offers, and
@@ -113,6 +114,7 @@ func applyPortableRlimits(cfg Config) (string, error) {
 		return "", err
 	}
 	debug.SetMemoryLimit(cfg.MemoryBytes)
+	debug.SetGCPercent(limits.WorkerGCPercent)
 	return fmt.Sprintf("fsize=%d nofile=%d core=0 cpu=%ds (SIGXCPU ends the worker); memory: watchdog at %d bytes, no RLIMIT_AS",
 		cfg.FileSizeBytes, cfg.OpenFiles, cfg.CPUSeconds, cfg.MemoryBytes+WatchdogSlackBytes), nil
 }

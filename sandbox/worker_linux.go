@@ -16,6 +16,7 @@ import (
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 
 	"github.com/rlm-sandbox/rlm/fault"
+	"github.com/rlm-sandbox/rlm/limits"
 )
 
 // errMissing marks a layer the kernel does not offer (as opposed to one that failed).
@@ -104,8 +105,10 @@ func applyRlimits(cfg Config, _ *Report) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The soft layer: the garbage collector works to stay under the cap.
+	// The soft layer: the garbage collector works to stay under the cap; below it, it lets the
+	// heap grow to WorkerGCPercent more than is live (fewer collections in a short-lived worker).
 	debug.SetMemoryLimit(cfg.MemoryBytes)
+	debug.SetGCPercent(limits.WorkerGCPercent)
 	return fmt.Sprintf("as=%d fsize=%d nofile=%d core=0 cpu=%ds",
 		addressSpace(cfg), cfg.FileSizeBytes, cfg.OpenFiles, cfg.CPUSeconds), nil
 }
