@@ -27,7 +27,10 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 	if err := e.checkNames(unit, names); err != nil {
 		return nil, err
 	}
-	src := rewriteCopy(unit.Program)
+	src := unit.Program
+	if !e.cfg.AsWritten {
+		src = rewriteCopy(unit.Program)
+	}
 	prg := &ast.Program{
 		Body:            make([]ast.Statement, len(src.Body)),
 		DeclarationList: append([]*ast.VariableDeclaration(nil), src.DeclarationList...),

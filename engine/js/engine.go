@@ -35,6 +35,9 @@ type Config struct {
 	// API is the session's model API (engine.WithTools: engine.API and the session's tools);
 	// nil is engine.API.
 	API engine.Registry
+	// AsWritten runs cells without the rewrites of forof.go, destructure.go, concat.go and
+	// splitws.go: for tests that compare what a cell gives with and without them.
+	AsWritten bool
 }
 
 func (c Config) withDefaults() Config {
