@@ -26,7 +26,7 @@ func (p *Price) check(name string) error {
 		v   *float64
 	}{{"price_in", &p.In}, {"price_out", &p.Out}, {"price_cached", p.Cached}} {
 		if f.v != nil && !(*f.v >= 0 && !math.IsInf(*f.v, 0)) {
-			return configError("llm: [models.%s] %s = %v: want a finite number ≥ 0 of US dollars per million tokens", name, f.key, *f.v)
+			return configError("[models.%s] %s = %v: want a finite number ≥ 0 of US dollars per million tokens", name, f.key, *f.v)
 		}
 	}
 	return nil
