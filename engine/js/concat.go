@@ -1,7 +1,6 @@
 package js
 
 import (
-	"fmt"
 	"reflect"
 	"unicode/utf8"
 	"unsafe"
@@ -37,22 +36,14 @@ const catName = "__rlm_cat"
 const catMin = 1 << 10
 
 // installCat defines __rlm_cat: a JS function that adds its operands as + does, and hands two
-// strings to the engine's catBuffer.
+// strings to the engine's catBuffers.
 func (e *Engine) installCat() error {
 	cb := &catBuffers{vm: e.vm}
 	e.cat = cb
 	native := e.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		return cb.cat(call.Argument(0).(goja.String), call.Argument(1).(goja.String))
 	})
-	fn, err := e.vm.RunString(`(native) => (a, b) => typeof a === "string" && typeof b === "string" ? native(a, b) : a + b`)
-	if err != nil {
-		return err
-	}
-	mk, ok := goja.AssertFunction(fn)
-	if !ok {
-		return fmt.Errorf("%s: the wrapper is not a function", catName)
-	}
-	cat, err := mk(goja.Undefined(), native)
+	cat, err := e.wrap(`(native) => (a, b) => typeof a === "string" && typeof b === "string" ? native(a, b) : a + b`, native)
 	if err != nil {
 		return err
 	}

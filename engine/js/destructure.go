@@ -62,7 +62,7 @@ const takeSource = `(v, n, rest) => {
 
 // installDestructure defines __rlm_take and __rlm_rest.
 func (e *Engine) installDestructure() error {
-	take, err := e.vm.RunString(takeSource)
+	take, err := e.wrap("() => " + takeSource)
 	if err != nil {
 		return err
 	}

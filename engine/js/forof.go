@@ -64,7 +64,12 @@ func rewriteForOf(body []ast.Statement) {
 		return
 	}
 	r := &forOfRewriter{used: used}
-	r.walk(reflect.ValueOf(body))
+	replaceBelow(reflect.ValueOf(body), statementType, func(n any) any {
+		if st := r.rewrite(n.(ast.Statement)); st != nil {
+			return st
+		}
+		return nil
+	})
 }
 
 type forOfRewriter struct {
@@ -86,35 +91,36 @@ func (r *forOfRewriter) fresh(base string) unistring.String {
 
 var statementType = reflect.TypeOf((*ast.Statement)(nil)).Elem()
 
-// walk visits every node below v and replaces, in place, each statement that is an innermost
-// for…of loop (or a label on one) by its rewrite.
-func (r *forOfRewriter) walk(v reflect.Value) {
+// replaceBelow visits every node below v and replaces each settable interface of type iface
+// for which f returns a replacement; f sees a node after the nodes below it.
+func replaceBelow(v reflect.Value, iface reflect.Type, f func(any) any) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			r.walk(v.Elem())
+			replaceBelow(v.Elem(), iface, f)
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
-			r.visit(v.Index(i))
+			replaceAt(v.Index(i), iface, f)
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
 			if v.Type().Field(i).IsExported() {
-				r.visit(v.Field(i))
+				replaceAt(v.Field(i), iface, f)
 			}
 		}
 	}
 }
 
-// visit walks v, then replaces it when it is a settable statement the rewrite applies to.
-func (r *forOfRewriter) visit(v reflect.Value) {
-	r.walk(v)
-	if v.Kind() != reflect.Interface || v.Type() != statementType || !v.CanSet() || v.IsNil() {
+// replaceAt walks v, then replaces it when it is a settable, non-nil interface of type iface
+// for which f returns a replacement.
+func replaceAt(v reflect.Value, iface reflect.Type, f func(any) any) {
+	replaceBelow(v, iface, f)
+	if v.Kind() != reflect.Interface || v.Type() != iface || !v.CanSet() || v.IsNil() {
 		return
 	}
-	if st := r.rewrite(v.Interface().(ast.Statement)); st != nil {
-		v.Set(reflect.ValueOf(st))
+	if n := f(v.Interface()); n != nil {
+		v.Set(reflect.ValueOf(n))
 	}
 }
 

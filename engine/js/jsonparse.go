@@ -49,15 +49,7 @@ func (e *Engine) installJSONParse() error {
 		}
 		return v
 	})
-	mk, err := e.vm.RunString(`(slow, fast) => function parse(text, reviver) { return reviver === undefined ? fast(text) : slow(text, reviver) }`)
-	if err != nil {
-		return err
-	}
-	mkf, ok := goja.AssertFunction(mk)
-	if !ok {
-		return fmt.Errorf("JSON.parse wrapper is not a function")
-	}
-	parse, err := mkf(goja.Undefined(), slow, fast)
+	parse, err := e.wrap(`(slow, fast) => function parse(text, reviver) { return reviver === undefined ? fast(text) : slow(text, reviver) }`, slow, fast)
 	if err != nil {
 		return err
 	}

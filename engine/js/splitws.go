@@ -36,12 +36,7 @@ func (e *Engine) installSplitWS() error {
 		}
 		return e.vm.NewArray(splitWS(text, e.vm)...)
 	})
-	mk, err := e.vm.RunString(`(native) => (x, re) => { if (typeof x === "string") { const r = native(x); if (r !== undefined) return r } return x.split(re) }`)
-	if err != nil {
-		return err
-	}
-	mkf, _ := goja.AssertFunction(mk)
-	fn, err := mkf(goja.Undefined(), native)
+	fn, err := e.wrap(`(native) => (x, re) => { if (typeof x === "string") { const r = native(x); if (r !== undefined) return r } return x.split(re) }`, native)
 	if err != nil {
 		return err
 	}
@@ -55,28 +50,24 @@ func (e *Engine) installSplitWS() error {
 // with /\s+/, an empty text gives one empty piece and a run at either end an empty piece there.
 func splitWS(text string, vm *goja.Runtime) []any {
 	var out []any
-	start := 0
+	start, inSpace := 0, false
 	for i := 0; i < len(text); {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}
-		if !jsSpace(r) {
-			i += size
-			continue
+		space := jsSpace(r)
+		switch {
+		case space && !inSpace: // a run of white space starts: the piece before it ends
+			out = append(out, vm.ToValue(text[start:i]))
+		case !space && inSpace: // a run ends: the next piece starts
+			start = i
 		}
-		out = append(out, vm.ToValue(text[start:i]))
-		for i < len(text) {
-			r, size = rune(text[i]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(text[i:])
-			}
-			if !jsSpace(r) {
-				break
-			}
-			i += size
-		}
-		start = i
+		inSpace = space
+		i += size
+	}
+	if inSpace {
+		start = len(text)
 	}
 	return append(out, vm.ToValue(text[start:]))
 }
@@ -95,7 +86,7 @@ func jsSpace(r rune) bool {
 // the native function returns undefined for what it does not cut), else into a call of the JS
 // wrapper __rlm_splitWSOf(X, /\s+/), which does the same with X read once.
 func rewriteSplitWS(body []ast.Statement) {
-	walkExprs(reflect.ValueOf(body), func(e ast.Expression) ast.Expression {
+	replaceBelow(reflect.ValueOf(body), expressionType, func(e any) any {
 		c, ok := e.(*ast.CallExpression)
 		if !ok || len(c.ArgumentList) != 1 {
 			return nil
@@ -118,35 +109,3 @@ func rewriteSplitWS(body []ast.Statement) {
 }
 
 var expressionType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
-
-// walkExprs visits every node below v, and replaces each settable expression for which f
-// returns a replacement (f sees a node after the nodes below it).
-func walkExprs(v reflect.Value, f func(ast.Expression) ast.Expression) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkExprs(v.Elem(), f)
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			walkExprs(v.Index(i), f)
-			replaceExpr(v.Index(i), f)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				walkExprs(v.Field(i), f)
-				replaceExpr(v.Field(i), f)
-			}
-		}
-	}
-}
-
-func replaceExpr(v reflect.Value, f func(ast.Expression) ast.Expression) {
-	if v.Kind() != reflect.Interface || v.Type() != expressionType || !v.CanSet() || v.IsNil() {
-		return
-	}
-	if e := f(v.Interface().(ast.Expression)); e != nil {
-		v.Set(reflect.ValueOf(e))
-	}
-}
