@@ -48,8 +48,8 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 }
 
 // rewriteCopy is a copy of the unit's program with its innermost for…of loops (forof.go), its
-// array patterns (destructure.go), its appends of text (concat.go) and its splits on white
-// space (splitws.go) rewritten; the unit itself is left as the validator saw it.
+// array patterns (destructure.go), its appends of text (concat.go), its splits on white
+// space (splitws.go) and its global matches of ASCII patterns (matchascii.go) rewritten; the unit itself is left as the validator saw it.
 // A rewrite that fails leaves the program as it is.
 func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	defer func() {
@@ -71,11 +71,12 @@ func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	rewriteDestructure(c.Body)
 	rewriteConcat(c.Body)
 	rewriteSplitWS(c.Body)
+	rewriteMatchASCII(c.Body)
 	return c
 }
 
 // helperNames are the globals the rewritten code calls.
-var helperNames = []unistring.String{plainArrayName, takeName, restName, catName, splitWSName, splitWSOfName}
+var helperNames = []unistring.String{plainArrayName, takeName, restName, catName, splitWSName, splitWSOfName, matchOfName}
 
 // holdsRewritable reports whether v holds a for…of loop, an assignment or an array pattern,
 // which a rewrite may apply to.
