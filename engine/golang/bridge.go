@@ -79,6 +79,7 @@ func (e *Engine) bridgeSymbols() map[string]reflect.Value {
 		"ErrorsIs":  reflect.ValueOf(errorsIs),
 		"Clear":     reflect.ValueOf(clearValue),
 		"RunePred":  reflect.ValueOf(e.runePred),
+		"SortBy":    reflect.ValueOf(e.sortBy),
 		"At":        reflect.ValueOf(e.at),
 		"Defer":     reflect.ValueOf(func(f func()) { e.withState(func(st *cellState) { st.defers = append(st.defers, f) }) }),
 		"RunDefers": reflect.ValueOf(e.runDefers),

@@ -56,6 +56,7 @@ type Engine struct {
 	imports map[string]bool // imports already compiled, by file (see importKey)
 	closed  bool
 	preds   sync.Map // compiled rune predicates, by text (see runePred)
+	sorts   sync.Map // parsed sort specs, by text (see sortBy)
 
 	gen    atomic.Uint64 // counts cells (see at)
 	busy   bool          // a cancelled cell is still inside a native call (see waitIdle)

@@ -234,8 +234,10 @@ func Sort[E cmp.Ordered](x []E) {
 	}
 }
 
+// SortFunc runs the algorithm compiled slices.SortFunc runs (sort.Slice's pattern-defeating
+// quicksort), so equal elements end where compiled Go puts them.
 func SortFunc[E any](x []E, cmp func(a, b E) int) {
-	sort.SliceStable(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
+	sort.Slice(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
 }
 
 func SortStableFunc[E any](x []E, cmp func(a, b E) int) {

@@ -88,6 +88,8 @@ func _clear(v any) { rlmhost.Clear(v) }
 
 func _runePred(p string) func(rune) bool { return rlmhost.RunePred(p) }
 
+func _sortBy(x any, spec string, maps ...any) bool { return rlmhost.SortBy(x, spec, maps...) }
+
 func _boxV[T any](v T, str func(T) (func() string, int)) any {
 	f, k := str(v)
 	switch k {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/rlm-sandbox/rlm/engine/golang/runepred"
+	"github.com/rlm-sandbox/rlm/engine/golang/sortspec"
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
@@ -261,4 +262,18 @@ func (e *Engine) runePred(src string) func(rune) bool {
 	}
 	f, _ := e.preds.LoadOrStore(src, n.Func())
 	return f.(func(rune) bool)
+}
+
+// sortBy sorts x with a spec the desugaring pass wrote for a comparator literal (see
+// desugar/sortcmp.go), parsed once per text in a session; false when the literal must run.
+func (e *Engine) sortBy(x any, spec string, maps ...any) bool {
+	s, ok := e.sorts.Load(spec)
+	if !ok {
+		parsed, err := sortspec.Parse(spec)
+		if err != nil {
+			hostFail(fault.Code, "%v", err)
+		}
+		s, _ = e.sorts.LoadOrStore(spec, parsed)
+	}
+	return s.(*sortspec.Spec).Sort(x, maps...)
 }

@@ -243,7 +243,11 @@ func (d *Pass) stmt(s ast.Stmt) ast.Stmt {
 		}
 		return d.parallel(s, calls)
 	case *ast.ExprStmt:
+		sorted := d.sortStmt(s) // reads the types of s as the checker saw it
 		s.X = d.expr(s.X)
+		if sorted != nil {
+			return sorted
+		}
 	case *ast.DeclStmt:
 		if g, ok := s.Decl.(*ast.GenDecl); ok {
 			for _, sp := range g.Specs {

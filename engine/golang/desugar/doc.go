@@ -21,6 +21,11 @@
 //     classes and strings.ContainsRune of a constant becomes the native predicate of
 //     engine/golang/runepred (_runePred): yaegi calls a literal back through reflect, about
 //     1 µs per character;
+//   - a statement sort.Slice(S, lit), sort.SliceStable, slices.SortFunc or SortStableFunc whose
+//     comparator literal only compares keys of the two elements (fields, lengths, values in a
+//     map variable, the elements) is preceded by a native sort with a spec of
+//     engine/golang/sortspec (_sortBy), which gives the order the literal gives; the statement
+//     runs as written only when the host declines (sortcmp.go);
 //   - min and max of constants are folded (Go makes them constants), of variables they call
 //     generic prelude helpers; clear calls a host shim;
 //   - loop variables captured by closures get a fresh copy per iteration (Go 1.22 semantics);

@@ -232,7 +232,7 @@ func (c *Cell) check() []types.Error {
 	c.Info = &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
 		Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
-		Scopes: map[ast.Node]*types.Scope{},
+		Scopes: map[ast.Node]*types.Scope{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	var errs []types.Error
 	conf := types.Config{
