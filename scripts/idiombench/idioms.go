@@ -377,7 +377,7 @@ for w in words:
 print(len(words), len(keys), keys[-1])`,
 	},
 	{
-		Name: "sort-slice", Div: 4, Input: "csv", Imports: []string{"fmt", "sort", "strings"},
+		Name: "sort-slice", Input: "csv", Imports: []string{"fmt", "sort", "strings"},
 		Note: "sorts the CSV rows as strings with a less closure; Python: list.sort()",
 		Body: `rows := strings.Split(strings.TrimSpace(data), "\n")[1:]
 sort.Slice(rows, func(i, j int) bool { return rows[i] < rows[j] })
@@ -390,7 +390,7 @@ def first(row):
 print(len(rows), first(rows[0]), first(rows[len(rows) // 2]), first(rows[-1]))`,
 	},
 	{
-		Name: "slices-sortfunc", Div: 16, Input: "csv", Imports: []string{"cmp", "fmt", "slices", "strconv", "strings"},
+		Name: "slices-sortfunc", Input: "csv", Imports: []string{"cmp", "fmt", "slices", "strconv", "strings"},
 		Note: "parses the rows into structs (Split, Atoi), then sorts them by quantity and id",
 		Decls: `type order struct {
 	id, qty int
