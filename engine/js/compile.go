@@ -49,7 +49,8 @@ func (e *Engine) compile(unit *source.JSUnit) (*goja.Program, error) {
 
 // rewriteCopy is a copy of the unit's program with its innermost for…of loops (forof.go), its
 // array patterns (destructure.go), its appends of text (concat.go), its splits on white
-// space (splitws.go) and its global matches of ASCII patterns (matchascii.go) rewritten; the unit itself is left as the validator saw it.
+// space (splitws.go), its global matches of ASCII patterns (matchascii.go) and its numeric sorts
+// (sortnum.go) rewritten; the unit itself is left as the validator saw it.
 // A rewrite that fails leaves the program as it is.
 func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	defer func() {
@@ -72,19 +73,20 @@ func rewriteCopy(p *ast.Program) (out *ast.Program) {
 	rewriteConcat(c.Body)
 	rewriteSplitWS(c.Body)
 	rewriteMatchASCII(c.Body)
+	rewriteSortNum(c.Body)
 	return c
 }
 
 // helperNames are the globals the rewritten code calls.
-var helperNames = []unistring.String{plainArrayName, takeName, restName, catName, splitWSName, splitWSOfName, matchOfName}
+var helperNames = []unistring.String{plainArrayName, takeName, restName, catName, splitWSName, splitWSOfName, matchOfName, sortNumName}
 
-// holdsRewritable reports whether v holds a for…of loop, an assignment or an array pattern,
-// which a rewrite may apply to.
+// holdsRewritable reports whether v holds a for…of loop, an assignment, an array pattern, a
+// regexp or a function literal, which a rewrite may apply to.
 func holdsRewritable(v reflect.Value) bool {
 	found := false
 	each(v, func(x reflect.Value) bool {
 		switch x.Interface().(type) {
-		case ast.ForOfStatement, ast.AssignExpression, ast.ArrayPattern, ast.RegExpLiteral:
+		case ast.ForOfStatement, ast.AssignExpression, ast.ArrayPattern, ast.RegExpLiteral, ast.ArrowFunctionLiteral, ast.FunctionLiteral:
 			found = true
 		}
 		return !found

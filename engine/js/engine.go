@@ -36,7 +36,7 @@ type Config struct {
 	// nil is engine.API.
 	API engine.Registry
 	// AsWritten runs cells without the rewrites of forof.go, destructure.go, concat.go,
-	// splitws.go and matchascii.go: for tests that compare what a cell gives with and without them.
+	// splitws.go, matchascii.go and sortnum.go: for tests that compare what a cell gives with and without them.
 	AsWritten bool
 }
 
@@ -103,14 +103,14 @@ func New(cfg Config, host engine.Host) (*Engine, error) {
 	e.vm.SetMaxCallStackSize(cfg.MaxCallStack)
 	e.vm.SetPromiseRejectionTracker(e.trackRejection)
 	// What is installed before the intrinsics are frozen: the model API, then what the rewritten
-	// cells call (forof.go, destructure.go, splitws.go, concat.go, matchascii.go) and the faster JSON.parse.
+	// cells call (forof.go, destructure.go, splitws.go, concat.go, matchascii.go, sortnum.go) and the faster JSON.parse.
 	for _, in := range []struct {
 		what    string
 		install func() error
 	}{
 		{"API", e.installAPI}, {plainArrayName, e.installPlainArray}, {takeName, e.installDestructure},
 		{"JSON.parse", e.installJSONParse}, {splitWSName, e.installSplitWS}, {catName, e.installCat},
-		{matchOfName, e.installMatchASCII},
+		{matchOfName, e.installMatchASCII}, {sortNumName, e.installSortNum},
 	} {
 		if err := in.install(); err != nil {
 			return nil, fmt.Errorf("js: install %s: %w", in.what, err)

@@ -8,7 +8,7 @@ import (
 )
 
 // wrappers are the compiled sources of the small JS functions that sit in front of native
-// helpers (concat.go, jsonparse.go, splitws.go, matchascii.go), compiled once per process and run in each
+// helpers (concat.go, jsonparse.go, splitws.go, matchascii.go, sortnum.go), compiled once per process and run in each
 // runtime.
 var wrappers sync.Map // source → *goja.Program
 
