@@ -227,3 +227,21 @@ func desugaredBody(t *testing.T, src string) string {
 	}
 	return b.String()
 }
+
+// TestSortByUnhashableKey: a map lookup the literal never makes (one element; a tie-break not
+// reached) does not fail the rewritten sort either.
+func TestSortByUnhashableKey(t *testing.T) {
+	s := newTestSession(t, Config{}, "")
+	for _, src := range []string{
+		`import ("fmt"; "sort")
+{ S := []any{[]int{1}}; m := map[any]int{}; sort.Slice(S, func(i, j int) bool { return m[S[i]] < m[S[j]] }); fmt.Println(S) }`,
+		`import ("fmt"; "sort")
+type it struct { n int; k any }
+{ S := []it{{2, []int{1}}, {1, 3}, {1, 4}}; m := map[any]int{3: 5}
+sort.Slice(S, func(i, j int) bool { if S[i].n != S[j].n { return S[i].n < S[j].n }; return m[S[i].k] < m[S[j].k] }); fmt.Println(S) }`,
+	} {
+		if r := s.run(src); r.Err != nil || r.Stdout == "" {
+			t.Errorf("%s: %q %v", src, r.Stdout, r.Err)
+		}
+	}
+}

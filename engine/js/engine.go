@@ -81,6 +81,7 @@ type Engine struct {
 	hostErrs map[*goja.Object]error // errors thrown by host functions in this cell, by JS object
 	natives  natives                // built-ins the variables view calls (see Locals)
 	cat      *catBuffers            // the text __rlm_cat builds (concat.go), released after each cell
+	broken   bool                   // goja panicked: the runtime must be rebuilt (see runProgram)
 }
 
 // cellState is what one Exec collects.
@@ -151,7 +152,7 @@ func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 	stdout, truncated := st.out.result()
 	return engine.Result{
 		Stdout: stdout, Truncated: truncated, Final: st.final, Err: runErr,
-		Rebuild: errors.Is(runErr, fault.Limit) && liveHeapOver(e.cfg.HeapLimit/4*3),
+		Rebuild: e.broken || errors.Is(runErr, fault.Limit) && liveHeapOver(e.cfg.HeapLimit/4*3),
 	}
 }
 
@@ -170,11 +171,28 @@ func (e *Engine) run(ctx context.Context, prg *goja.Program, unit *source.JSUnit
 		stop()
 		e.vm.ClearInterrupt()
 	}()
-	_, err := e.vm.RunProgram(prg)
+	err := e.runProgram(prg)
+	if e.broken {
+		return err
+	}
 	if err == nil {
 		err = e.unhandledRejection()
 	}
 	return e.cellError(err, unit)
+}
+
+// runProgram runs prg and turns a panic inside goja into an error instead of a dead worker:
+// goja has bugs a cell can reach (its in-place sort indexes past an array that a comparator's
+// valueOf shortened). The runtime's state is then unknown, so the engine asks to be rebuilt.
+func (e *Engine) runProgram(prg *goja.Program) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.broken = true
+			err = &fault.Error{Kind: fault.Code, Msg: fmt.Sprintf("internal error in the JS engine: %v; the session restores its state by running the earlier cells again: do what this cell did another way", r)}
+		}
+	}()
+	_, err = e.vm.RunProgram(prg)
+	return err
 }
 
 // trackRejection records promises rejected with no handler; a handler attached later removes it.

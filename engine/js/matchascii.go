@@ -36,11 +36,18 @@ const matchOfName = "__rlm_matchOf"
 const maxMatchers = 64
 
 // asciiMatcher finds the matches of one pattern: runs of a set of ASCII bytes, for a pattern
-// that is one class repeated greedily ([a-z]+, \w+), or with Go's regexp.
+// that is one class repeated greedily ([a-z]+, \w+), or with Go's regexp, whose program has
+// insts instructions.
 type asciiMatcher struct {
-	set *[128]bool
-	re  *regexp.Regexp
+	set   *[128]bool
+	re    *regexp.Regexp
+	insts int
 }
+
+// maxMatchWork bounds the text length × program size matched with Go's regexp, which a cell's
+// deadline cannot stop (goja's own matching of UTF-16 text times out after a second); past it
+// the call goes to goja. About a second at worst; [a-z]+ing over 10 MB is within it.
+const maxMatchWork = 1 << 27
 
 // installMatchASCII defines __rlm_matchOf.
 func (e *Engine) installMatchASCII() error {
@@ -74,9 +81,13 @@ func (e *Engine) installMatchASCII() error {
 	return e.vm.Set(matchOfName, fn)
 }
 
-// match is s.match(/P/g): the array of matches, or null for none.
+// match is s.match(/P/g): the array of matches, or null for none; undefined (the caller then
+// calls match) past maxMatchWork.
 func (m *asciiMatcher) match(vm *goja.Runtime, s goja.String) goja.Value {
 	text := asciiProjection(s)
+	if m.re != nil && len(text)*m.insts > maxMatchWork {
+		return goja.Undefined()
+	}
 	var out []any
 	if m.set != nil {
 		for i := 0; i < len(text); {
@@ -138,10 +149,11 @@ func asciiMatcherOf(src string) (*asciiMatcher, bool) {
 		return &asciiMatcher{set: set}, true
 	}
 	c, err := regexp.Compile(src)
-	if err != nil {
+	prog, err2 := syntax.Compile(re.Simplify())
+	if err != nil || err2 != nil {
 		return nil, false
 	}
-	return &asciiMatcher{re: c}, true
+	return &asciiMatcher{re: c, insts: len(prog.Inst)}, true
 }
 
 // asciiOnly reports whether re matches only ASCII characters, case-sensitively, with no
@@ -464,10 +476,10 @@ func rewriteMatchASCII(body []ast.Statement) {
 		if !ok || re.Flags != "g" {
 			return nil
 		}
-		if _, ok := asciiMatcherOf(re.Pattern); !ok {
+		if _, ok := asciiMatcherOf(re.Pattern); !ok || !plainReceiver(dot.Left) {
 			return nil
 		}
-		at := dot.Identifier.Idx
+		at := dot.Left.Idx0()
 		return callOf(matchOfName, at, dot.Left, re, stringLit(re.Pattern, at))
 	})
 }

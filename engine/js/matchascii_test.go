@@ -86,6 +86,8 @@ func TestMatchASCIIRewrite(t *testing.T) {
 		{`s.match(re)`, false},           // not a literal
 		{`s.match(/[a-z]+/g, 1)`, false}, // not match's shape
 		{`s.search(/[a-z]+/g)`, false},
+		{`s?.match(/[a-z]+/g)`, false}, // the optional chain's short circuit stays
+		{`class T extends S { m() { return super.match(/[a-z]+/g) } }`, false},
 	} {
 		u, err := source.ParseJS("cell.js", []byte(c.src), source.Options{})
 		if err != nil {
@@ -200,4 +202,22 @@ func jsonOf(t *testing.T, vm *goja.Runtime, v goja.Value) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMatchASCIIBounded: a pattern whose matching in Go could outlast the cell's deadline over a
+// long text is left to goja, which bounds it; over a short text it is matched in Go.
+func TestMatchASCIIBounded(t *testing.T) {
+	m, ok := asciiMatcherOf(`\w{1000}\w{1000}\w{1000}B`)
+	if !ok {
+		t.Fatal("not taken")
+	}
+	vm := goja.New()
+	long := vm.ToValue("é" + strings.Repeat("a", 200000)).(goja.String)
+	if got := m.match(vm, long); !goja.IsUndefined(got) {
+		t.Errorf("over 200,000 characters: %v, want undefined (declined)", got)
+	}
+	short := vm.ToValue("é" + strings.Repeat("a", 20)).(goja.String)
+	if got := m.match(vm, short); !goja.IsNull(got) {
+		t.Errorf("over 21 characters: %v, want null", got)
+	}
 }

@@ -17,24 +17,25 @@ import (
 // goja sorts with a comparator by calling it through the VM for every comparison, and moves
 // array elements one swap at a time: xs.sort((a, b) => a - b) over 100,000 numbers took 780 ms
 // (node: about 10 ms). The rewrite below turns X.sort(F), where F is a function literal of two
-// parameters that returns a - b or b - a, into __rlm_sortNum(X, F, 1 or -1). For an array
-// whose sort is Array.prototype.sort, the native function does what goja's sort does (see
-// arrayproto_sort and arraySortCtx in goja): it reads the present elements in index order,
-// runs sort.Stable, the same algorithm, over a copy, with goja's comparison (undefined last,
-// and the sign of F's result, -0 counting as negative), and writes the elements back in index
-// order, deleting the indices past them. Only the comparison of two numbers is computed in Go,
-// as a - b would compute it; any other pair is handed to F itself, so every comparison gives
-// F's answer and the sort the order F gives. When F throws, the elements are written back as
-// the sort left them, which is what goja leaves in an array it sorts in place (any array
-// without holes or accessors); for one it copies first, goja leaves the elements unsorted. Anything else (a typed array, an array with its
-// own sort, an array longer than maxSortNum, not an array at all) calls X.sort(F).
+// parameters that returns a - b or b - a, into __rlm_sortNum(X, F, 1 or -1). The native
+// function sorts in Go only what goja would sort in place without running any JS: an array
+// whose sort is Array.prototype.sort, that goja holds as a dense array of plain values (its
+// checkStdArrayObj, see stdArray), and whose elements are all primitive numbers or undefined,
+// so that F would only ever compute a - b of two numbers. It sorts the elements as goja does
+// (arraySortCtx: undefined last, the sign of a - b, a -0 result counting as negative) and
+// writes them back. Anything else (a typed array, Number objects, strings, holes, accessors,
+// an array with its own sort, a longer array than the bounds below) calls X.sort(F).
 
 // sortNumName is the JS wrapper the rewritten calls call.
 const sortNumName = "__rlm_sortNum"
 
-// maxSortNum bounds the arrays sorted in Go, where a cell's deadline cannot stop the sort;
-// longer ones go to goja, whose calls of F check the deadline.
-const maxSortNum = 1 << 22
+// The longest arrays sorted in Go, where a cell's deadline cannot stop the sort (longer ones go
+// to goja, whose calls of F check the deadline): numbers that sort by value (about 0.2 s at the
+// bound), and those that need goja's own algorithm (NaN, -0, infinities: about 0.1 s).
+const (
+	maxSortNum       = 1 << 20
+	maxSortNumStable = 1 << 16
+)
 
 // installSortNum defines __rlm_sortNum.
 func (e *Engine) installSortNum() error {
@@ -44,18 +45,10 @@ func (e *Engine) installSortNum() error {
 	if !ok {
 		return errors.New("no Object.prototype.hasOwnProperty")
 	}
-	isArray, ok := goja.AssertFunction(e.vm.Get("Array").ToObject(e.vm).Get("isArray"))
-	if !ok {
-		return errors.New("no Array.isArray")
-	}
 	sortKey := e.vm.ToValue("sort")
 	native := e.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		o, ok := call.Argument(0).(*goja.Object)
-		f, ok2 := goja.AssertFunction(call.Argument(1))
-		if !ok || !ok2 || o.ClassName() != "Array" {
-			return goja.Undefined()
-		}
-		if arr, err := isArray(goja.Undefined(), o); err != nil || !arr.ToBoolean() || o.Prototype() != arrayProto {
+		if !ok || o.ClassName() != "Array" || !stdArray(o) || o.Prototype() != arrayProto {
 			return goja.Undefined()
 		}
 		if own, err := hasOwn(o, sortKey); err != nil || own.ToBoolean() {
@@ -65,22 +58,18 @@ func (e *Engine) installSortNum() error {
 		if n > maxSortNum {
 			return goja.Undefined()
 		}
-		s := &numSort{f: f, dir: call.Argument(2).ToInteger()}
+		s := &numSort{dir: call.Argument(2).ToInteger(), vals: make([]goja.Value, n), nums: make([]num, n)}
 		for i := range n {
-			if v := o.Get(strconv.FormatInt(i, 10)); v != nil {
-				s.vals = append(s.vals, v)
-				s.nums = append(s.nums, numOf(v))
+			s.vals[i] = o.Get(strconv.FormatInt(i, 10)) // a plain value: no getter runs
+			if s.nums[i] = numOf(s.vals[i]); s.nums[i].kind == 0 {
+				return goja.Undefined()
 			}
 		}
-		thrown := s.sort()
-		for i, v := range s.vals { // as goja leaves an array it sorts in place, F thrown or not
+		if !s.sort() {
+			return goja.Undefined()
+		}
+		for i, v := range s.vals {
 			throwIf(o.Set(strconv.Itoa(i), v))
-		}
-		if thrown != nil {
-			panic(thrown)
-		}
-		for i := int64(len(s.vals)); i < n; i++ {
-			throwIf(o.Delete(strconv.FormatInt(i, 10)))
 		}
 		return o
 	})
@@ -103,16 +92,15 @@ func throwIf(err error) {
 }
 
 // numSort is goja's arraySortCtx over a copy of the elements, with a - b (dir 1) or b - a
-// (dir -1) computed in Go for two numbers.
+// (dir -1) computed in Go.
 type numSort struct {
 	vals []goja.Value
 	nums []num // vals[i] read once
-	f    goja.Callable
 	dir  int64
 }
 
-// num is an element as the comparison sees it: undefined, an integer or a float as goja holds
-// them, or any other value.
+// num is an element as the comparison sees it: undefined, a primitive integer or float as goja
+// holds them, or any other value (kind 0).
 type num struct {
 	kind byte // 'u', 'i', 'f', or 0 for other
 	i    int64
@@ -120,8 +108,14 @@ type num struct {
 }
 
 func numOf(v goja.Value) num {
+	if v == nil {
+		return num{}
+	}
 	if goja.IsUndefined(v) {
 		return num{kind: 'u'}
+	}
+	if _, ok := v.(*goja.Object); ok { // a Number object has its own valueOf
+		return num{}
 	}
 	switch x := v.Export().(type) {
 	case int64:
@@ -147,32 +141,26 @@ func (s *numSort) Less(i, j int) bool {
 	case s.dir < 0:
 		x, y = y, x
 	}
-	d, ok := numDiff(x, y)
-	if !ok {
-		r, err := s.f(goja.Undefined(), s.vals[i], s.vals[j])
-		if err != nil {
-			panic(fThrew{err})
-		}
-		d = r.ToFloat()
-	}
+	d := numDiff(x, y)
 	return d < 0 || d == 0 && math.Signbit(d)
 }
 
-// fThrew carries what F threw out of sort.Stable.
-type fThrew struct{ err error }
-
-// sort sorts the elements and returns what F threw, with the elements as the sort left them.
-func (s *numSort) sort() goja.Value {
-	if s.plain() {
+// sort sorts the elements, and reports false for an array too long for the algorithm it needs.
+func (s *numSort) sort() bool {
+	switch {
+	case s.plain():
 		s.sortPlain()
-		return nil
+	case len(s.vals) <= maxSortNumStable:
+		sort.Stable(s) // goja's algorithm: the comparison is not a strict weak order
+	default:
+		return false
 	}
-	return s.stable()
+	return true
 }
 
 // plain reports whether every element is a number whose order a - b decides consistently: not
-// NaN, not infinite (Infinity - Infinity is NaN), not -0 (goja counts a -0 result as
-// negative), an integer within ±2^53 (where int64 and float64 agree).
+// undefined, not NaN, not infinite (Infinity - Infinity is NaN), not -0 (goja counts a -0
+// result as negative), an integer within ±2^53 (where int64 and float64 agree).
 func (s *numSort) plain() bool {
 	for _, x := range s.nums {
 		switch {
@@ -214,42 +202,56 @@ func (s *numSort) sortPlain() {
 	s.vals = vals
 }
 
-// stable runs sort.Stable, goja's algorithm, and returns what F threw, with the elements as the
-// sort left them.
-func (s *numSort) stable() (thrown goja.Value) {
-	defer func() {
-		if r := recover(); r != nil {
-			t, ok := r.(fThrew)
-			if !ok {
-				panic(r)
-			}
-			var ex *goja.Exception
-			if !errors.As(t.err, &ex) {
-				panic(t.err)
-			}
-			thrown = ex.Value()
-		}
-	}()
-	sort.Stable(s)
-	return nil
-}
-
 // numDiff is x - y for two numbers, as goja's subtraction computes it: in int64 for two
 // integers (in float64 if that overflows), else in float64.
-func numDiff(x, y num) (float64, bool) {
+func numDiff(x, y num) float64 {
 	switch {
 	case x.kind == 'i' && y.kind == 'i':
 		d := x.i - y.i
 		if (x.i >= 0 && y.i < 0 && d < 0) || (x.i < 0 && y.i >= 0 && d >= 0) {
-			return float64(x.i) - float64(y.i), true
+			return float64(x.i) - float64(y.i)
 		}
-		return float64(d), true
-	case x.kind == 'i' && y.kind == 'f':
-		return float64(x.i) - y.f, true
-	case x.kind == 'f' && y.kind == 'i':
-		return x.f - float64(y.i), true
-	case x.kind == 'f' && y.kind == 'f':
-		return x.f - y.f, true
+		return float64(d)
+	case x.kind == 'i':
+		return float64(x.i) - y.f
+	case y.kind == 'i':
+		return x.f - float64(y.i)
+	}
+	return x.f - y.f
+}
+
+// stdArray reports whether goja holds o as it requires to sort an array in place
+// (checkStdArrayObj in goja's builtin_array.go): an arrayObject with no accessor or
+// non-default property among its elements and no holes. It reads goja's fields, and reports
+// false when they are not where this version of goja keeps them.
+func stdArray(o *goja.Object) bool {
+	self := reflect.ValueOf(o).Elem().FieldByName("self")
+	if !self.IsValid() || self.Kind() != reflect.Interface || self.IsNil() {
+		return false
+	}
+	a := self.Elem()
+	if a.Kind() != reflect.Pointer || a.Type().Elem().Name() != "arrayObject" {
+		return false
+	}
+	a = a.Elem()
+	values := a.FieldByName("values")
+	props, okP := intField(a, "propValueCount")
+	length, okL := intField(a, "length")
+	objs, okO := intField(a, "objCount")
+	return okP && okL && okO && values.IsValid() && values.Kind() == reflect.Slice &&
+		props == 0 && length == int64(values.Len()) && objs == length
+}
+
+// intField reads an integer field of a struct by name.
+func intField(v reflect.Value, name string) (int64, bool) {
+	f := v.FieldByName(name)
+	switch {
+	case !f.IsValid():
+		return 0, false
+	case f.CanInt():
+		return f.Int(), true
+	case f.CanUint():
+		return int64(f.Uint()), true
 	}
 	return 0, false
 }
@@ -267,10 +269,10 @@ func rewriteSortNum(body []ast.Statement) {
 			return nil
 		}
 		dir := numComparator(c.ArgumentList[0])
-		if dir == 0 {
+		if dir == 0 || !plainReceiver(dot.Left) {
 			return nil
 		}
-		at := dot.Identifier.Idx
+		at := dot.Left.Idx0()
 		return callOf(sortNumName, at, dot.Left, c.ArgumentList[0], number(dir, at))
 	})
 }

@@ -11,9 +11,10 @@ import (
 // TestSortNumAsGoja: X.sort((a, b) => a - b) and b - a, which the rewrite sorts in Go
 // (sortnum.go), leave X, return and log what goja's own sort gives with the same comparator
 // held in a variable (which the rewrite leaves alone): integers and floats, -0 and +0, NaN and
-// infinities, undefined, holes, strings of digits, Dates, objects whose valueOf logs, a BigInt
-// among numbers (F throws midway), a frozen array, accessor elements, a typed array,
-// an array with its own sort, a subclass, and not an array.
+// infinities, undefined, holes, strings of digits, Dates, objects whose valueOf logs or writes
+// to the array, Number objects with their own conversion, a BigInt among numbers (F throws
+// midway) with holes, accessors or frozen, a non-extensible array, a longer length, a named
+// property, a typed array, an array with its own sort, a subclass, and not an array.
 func TestSortNumAsGoja(t *testing.T) {
 	e, _ := newEngine(t, Config{})
 	arrays := []string{
@@ -33,6 +34,14 @@ func TestSortNumAsGoja(t *testing.T) {
 		`(() => { class A extends Array {}; return A.from([3, 1, 2]) })()`,
 		`({ length: 3, 0: 3, 1: 1, 2: 2 })`,
 		`[]`, `[1]`,
+		`(() => { const n = new Number(5); n[Symbol.toPrimitive] = () => { log.push("tp"); return -100 }; return [1, n, 3] })()`,
+		`(() => { const a = [3, 1, { valueOf() { a[0] = 42; return 2 } }, 0]; return a })()`,
+		`[5, , 1, 4, 2n, 3, 0]`,
+		`(() => { const a = [5, 1, 4, 2n, 3, 0]; Object.defineProperty(a, 5, { get() { log.push("get"); return 0 }, set(v) { log.push("set" + v) }, configurable: true }); return a })()`,
+		`Object.freeze([5, 1, 4, 2n, 3, 0])`,
+		`Object.preventExtensions([3, 1, 2])`,
+		`(() => { const a = [3, 1, 2]; a.length = 5; return a })()`,
+		`(() => { const a = [3, 1, 2]; a.extra = "x"; return a })()`,
 		"Array.from({ length: 3000 }, (_, i) => [i % 7, -0, 0, NaN, Infinity, -Infinity, i / 3, -i][(i * 7919) % 8])",
 		"Array.from({ length: 3000 }, (_, i) => (i * 7919) % 1009 - 500 + (i % 3 ? 0.5 : 0))",
 		"Array.from({ length: 3000 }, (_, i) => i % 5 ? (i * 7919) % 1009 : String(i % 11))",
@@ -71,6 +80,9 @@ func TestSortNumRewrite(t *testing.T) {
 		{`xs.sort((a, ...b) => a - b)`, 0},
 		{`xs.sort(cmp)`, 0},
 		{`xs.sort()`, 0},
+		{`xs?.sort((a, b) => a - b)`, 0}, // the optional chain's short circuit stays
+		{`o.a?.b.sort((a, b) => a - b)`, 0},
+		{`class A extends Array { m() { return super.sort((a, b) => a - b) } }`, 0},
 		{`xs.sort((a, b) => { log(a); return a - b })`, 0},
 	} {
 		u, err := source.ParseJS("cell.js", []byte(c.src), source.Options{})
@@ -106,5 +118,45 @@ func TestSortNumIsFaster(t *testing.T) {
 	t.Logf("rewritten %v, goja %v", fast/3, slow/3)
 	if fast*5 > slow {
 		t.Errorf("sort((x, y) => x - y) took %v, goja's %v: want at most a fifth", fast/3, slow/3)
+	}
+}
+
+// TestGojaPanicIsAnError: a panic inside goja (its in-place sort indexes past an array that a
+// comparator's valueOf shortened) ends the cell with an error and asks for a rebuild, instead
+// of killing the worker.
+func TestGojaPanicIsAnError(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	r := run(t, e, `let once = true; const a = [3, 1, { valueOf() { if (once) { once = false; a.length = 1 } return 2 } }, 0];
+const f = (x, y) => x - y; a.sort(f)`)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "internal error in the JS engine") || !r.Rebuild {
+		t.Errorf("got %v, rebuild %v", r.Err, r.Rebuild)
+	}
+}
+
+// TestRewritesKeepReceivers: the rewrites that move a method call's receiver into an argument
+// (match, sort, split) leave optional chains and super alone, so their short circuit and their
+// binding stay, and an error on the receiver is reported where goja reports it.
+func TestRewritesKeepReceivers(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	for _, src := range []string{
+		`{ let x; print(x?.match(/a/g), x?.sort((a, b) => a - b), x?.split(/\s+/)) }`,
+		`{ const o = {}; print(o.a?.b.match(/a/g), o.a?.b.sort((a, b) => a - b), o.a?.b.split(/\s+/)) }`,
+		`{ class A extends Array { m() { return super.sort((a, b) => a - b) } } print(JSON.stringify(A.from([3, 1, 2]).m())) }`,
+		`{ class S { match() { return "S.match" } split() { return "S.split" } } class T extends S { m() { return super.match(/a/g) + super.split(/\s+/) } } print(new T().m()) }`,
+	} {
+		got := run(t, e, src)
+		e2, _ := newEngine(t, Config{AsWritten: true})
+		want := run(t, e2, src)
+		if got.Stdout != want.Stdout || (got.Err == nil) != (want.Err == nil) || got.Stdout == "" {
+			t.Errorf("%s: got %q (%v), as written %q (%v)", src, got.Stdout, got.Err, want.Stdout, want.Err)
+		}
+	}
+	for _, src := range []string{`{ let x; x.match(/a/g) }`, `{ let x; x.sort((a, b) => a - b) }`, `{ let x; x.split(/\s+/) }`} {
+		got := run(t, e, src)
+		e2, _ := newEngine(t, Config{AsWritten: true})
+		want := run(t, e2, src)
+		if got.Err == nil || want.Err == nil || got.Err.Error() != want.Err.Error() {
+			t.Errorf("%s: got %v, as written %v", src, got.Err, want.Err)
+		}
 	}
 }

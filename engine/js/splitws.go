@@ -96,10 +96,10 @@ func rewriteSplitWS(body []ast.Statement) {
 			return nil
 		}
 		re, ok := c.ArgumentList[0].(*ast.RegExpLiteral)
-		if !ok || re.Pattern != `\s+` || re.Flags != "" {
+		if !ok || re.Pattern != `\s+` || re.Flags != "" || !plainReceiver(dot.Left) {
 			return nil
 		}
-		at := dot.Identifier.Idx
+		at := dot.Left.Idx0()
 		if id, ok := dot.Left.(*ast.Identifier); ok {
 			native := callOf(splitWSName, at, ident(id.Name, id.Idx))
 			return &ast.BinaryExpression{Operator: token.COALESCE, Left: native, Right: c}
@@ -109,3 +109,19 @@ func rewriteSplitWS(body []ast.Statement) {
 }
 
 var expressionType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
+
+// plainReceiver reports whether x, the receiver of a method call a rewrite moves into an
+// argument, means the same there: not super, and no optional chain (x?.y), whose short circuit
+// would skip the call.
+func plainReceiver(x ast.Expression) bool {
+	if _, ok := x.(*ast.SuperExpression); ok {
+		return false
+	}
+	return each(reflect.ValueOf(x), func(v reflect.Value) bool {
+		switch v.Interface().(type) {
+		case ast.Optional, ast.OptionalChain:
+			return false
+		}
+		return true
+	})
+}

@@ -9,7 +9,8 @@ import (
 // Sort sorts the slice x as the spec's call would with the literal it was written from, maps
 // being the map arguments its paths name. It reports false, having changed nothing, when x is
 // not a slice or a key cannot be read as the spec says (a nil pointer on the way, a kind other
-// than the key's, a struct of another shape): the caller then runs the call as written.
+// than the key's, a struct of another shape, a map key that cannot be hashed): the caller then
+// runs the call as written, whose comparator fails, or not, as it does.
 func (s *Spec) Sort(x any, maps ...any) bool {
 	v := reflect.ValueOf(x)
 	if v.Kind() != reflect.Slice {
@@ -121,8 +122,8 @@ func read(path *Node, e reflect.Value, maps []reflect.Value) (reflect.Value, boo
 			return v, false
 		}
 		m := maps[path.N]
-		if !v.Type().AssignableTo(m.Type().Key()) {
-			return v, false
+		if !v.Type().AssignableTo(m.Type().Key()) || !v.Comparable() {
+			return v, false // an unhashable key in an interface: the literal's lookup would panic
 		}
 		if r := m.MapIndex(v); r.IsValid() {
 			return r, true

@@ -164,10 +164,11 @@ func TestSortDeclines(t *testing.T) {
 		{one, []*item{{n: 1}, nil}, nil},                               // a nil pointer on the way
 		{one, []struct{ a, b int }{{1, 2}, {3, 4}}, nil},               // a struct of another shape
 		{"(sort less (keys (string x)) (lt i0 j0))", []int{2, 1}, nil}, // another kind
-		{"(sort less (keys (int (map 0 x))) (lt i0 j0))", []int{2, 1}, []any{map[string]int{}}}, // key type
-		{"(sort less (keys (int (map 0 x))) (lt i0 j0))", []int{2, 1}, []any{&x}},               // not a map
-		{"(sort less (keys (int (map 1 x))) (lt i0 j0))", []int{2, 1}, []any{map[int]int{}}},    // no such map
-		{"(sort less (keys (int (len x))) (lt i0 j0))", []int{2, 1}, nil},                       // len of an int
+		{"(sort less (keys (int (map 0 x))) (lt i0 j0))", []int{2, 1}, []any{map[string]int{}}},     // key type
+		{"(sort less (keys (int (map 0 x))) (lt i0 j0))", []int{2, 1}, []any{&x}},                   // not a map
+		{"(sort less (keys (int (map 1 x))) (lt i0 j0))", []int{2, 1}, []any{map[int]int{}}},        // no such map
+		{"(sort less (keys (int (len x))) (lt i0 j0))", []int{2, 1}, nil},                           // len of an int
+		{"(sort less (keys (int (map 0 x))) (lt i0 j0))", []any{[]int{1}, 2}, []any{map[any]int{}}}, // an unhashable key
 	} {
 		s, err := Parse(c.spec)
 		if err != nil {
