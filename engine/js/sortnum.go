@@ -1,30 +1,32 @@
 package js
 
 import (
-	"cmp"
 	"errors"
-	"math"
 	"reflect"
-	"slices"
-	"sort"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
+	"github.com/dop251/goja/unistring"
 )
 
 // goja sorts with a comparator by calling it through the VM for every comparison, and moves
 // array elements one swap at a time: xs.sort((a, b) => a - b) over 100,000 numbers took 780 ms
 // (node: about 10 ms). The rewrite below turns X.sort(F), where F is a function literal of two
-// parameters that returns a - b or b - a, into __rlm_sortNum(X, F, 1 or -1). The native
-// function sorts in Go only what goja would sort in place without running any JS: an array
-// whose sort is Array.prototype.sort, that goja holds as a dense array of plain values (its
-// checkStdArrayObj, see stdArray), and whose elements are all primitive numbers or undefined,
-// so that F would only ever compute a - b of two numbers. It sorts the elements as goja does
-// (arraySortCtx: undefined last, the sign of a - b, a -0 result counting as negative) and
-// writes them back. Anything else (a typed array, Number objects, strings, holes, accessors,
-// an array with its own sort, a longer array than the bounds below) calls X.sort(F).
+// parameters that returns a - b or b - a, or differences of one property or element of each
+// joined by || (b.qty - a.qty || a.id - b.id, b[1] - a[1]), into __rlm_sortNum(X, F, "keys")
+// (sortkeys.go). The native function sorts in Go only what goja would sort in place without
+// running any JS: an array whose sort is Array.prototype.sort, that goja holds as a dense array
+// of plain values (its checkStdArrayObj, see stdArray), whose keys are all primitive numbers
+// read without running JS (the elements themselves, undefined allowed; own data properties of
+// ordinary objects; elements of dense arrays), so that F would only ever compute differences
+// of numbers. It sorts the elements as goja does (arraySortCtx: undefined last, the sign of
+// F's result, a -0 result counting as negative) and writes them back. Anything else (a typed
+// array, Number objects, strings, holes, getters, an array with its own sort, arrays longer
+// than the bounds below) calls X.sort(F).
 
 // sortNumName is the JS wrapper the rewritten calls call.
 const sortNumName = "__rlm_sortNum"
@@ -45,23 +47,24 @@ func (e *Engine) installSortNum() error {
 	if !ok {
 		return errors.New("no Object.prototype.hasOwnProperty")
 	}
-	sortKey := e.vm.ToValue("sort")
+	sortName := e.vm.ToValue("sort")
 	native := e.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		o, ok := call.Argument(0).(*goja.Object)
 		if !ok || o.ClassName() != "Array" || !stdArray(o) || o.Prototype() != arrayProto {
 			return goja.Undefined()
 		}
-		if own, err := hasOwn(o, sortKey); err != nil || own.ToBoolean() {
+		if own, err := hasOwn(o, sortName); err != nil || own.ToBoolean() {
 			return goja.Undefined()
 		}
 		n := o.Get("length").ToInteger()
-		if n > maxSortNum {
+		keys, ok := parseSortKeys(call.Argument(2).String())
+		if n > maxSortNum || !ok {
 			return goja.Undefined()
 		}
-		s := &numSort{dir: call.Argument(2).ToInteger(), vals: make([]goja.Value, n), nums: make([]num, n)}
+		s := &numSort{keys: keys, vals: make([]goja.Value, n), nums: make([]num, int(n)*len(keys))}
 		for i := range n {
 			s.vals[i] = o.Get(strconv.FormatInt(i, 10)) // a plain value: no getter runs
-			if s.nums[i] = numOf(s.vals[i]); s.nums[i].kind == 0 {
+			if !s.read(int(i)) {
 				return goja.Undefined()
 			}
 		}
@@ -73,7 +76,7 @@ func (e *Engine) installSortNum() error {
 		}
 		return o
 	})
-	fn, err := e.wrap(`(native) => (x, f, dir) => { const r = native(x, f, dir); return r !== undefined ? r : x.sort(f) }`, native)
+	fn, err := e.wrap(`(native) => (x, f, keys) => { const r = native(x, f, keys); return r !== undefined ? r : x.sort(f) }`, native)
 	if err != nil {
 		return err
 	}
@@ -91,150 +94,16 @@ func throwIf(err error) {
 	}
 }
 
-// numSort is goja's arraySortCtx over a copy of the elements, with a - b (dir 1) or b - a
-// (dir -1) computed in Go.
-type numSort struct {
-	vals []goja.Value
-	nums []num // vals[i] read once
-	dir  int64
-}
-
-// num is an element as the comparison sees it: undefined, a primitive integer or float as goja
-// holds them, or any other value (kind 0).
-type num struct {
-	kind byte // 'u', 'i', 'f', or 0 for other
-	i    int64
-	f    float64
-}
-
-func numOf(v goja.Value) num {
-	if v == nil {
-		return num{}
-	}
-	if goja.IsUndefined(v) {
-		return num{kind: 'u'}
-	}
-	if _, ok := v.(*goja.Object); ok { // a Number object has its own valueOf
-		return num{}
-	}
-	switch x := v.Export().(type) {
-	case int64:
-		return num{kind: 'i', i: x}
-	case float64:
-		return num{kind: 'f', f: x}
-	}
-	return num{}
-}
-
-func (s *numSort) Len() int { return len(s.vals) }
-func (s *numSort) Swap(i, j int) {
-	s.vals[i], s.vals[j] = s.vals[j], s.vals[i]
-	s.nums[i], s.nums[j] = s.nums[j], s.nums[i]
-}
-
-func (s *numSort) Less(i, j int) bool {
-	x, y := s.nums[i], s.nums[j]
-	xu, yu := x.kind == 'u', y.kind == 'u'
-	switch {
-	case xu || yu:
-		return !xu
-	case s.dir < 0:
-		x, y = y, x
-	}
-	d := numDiff(x, y)
-	return d < 0 || d == 0 && math.Signbit(d)
-}
-
-// sort sorts the elements, and reports false for an array too long for the algorithm it needs.
-func (s *numSort) sort() bool {
-	switch {
-	case s.plain():
-		s.sortPlain()
-	case len(s.vals) <= maxSortNumStable:
-		sort.Stable(s) // goja's algorithm: the comparison is not a strict weak order
-	default:
-		return false
-	}
-	return true
-}
-
-// plain reports whether every element is a number whose order a - b decides consistently: not
-// undefined, not NaN, not infinite (Infinity - Infinity is NaN), not -0 (goja counts a -0
-// result as negative), an integer within ±2^53 (where int64 and float64 agree).
-func (s *numSort) plain() bool {
-	for _, x := range s.nums {
-		switch {
-		case x.kind == 'i' && (x.i > 1<<53 || x.i < -(1<<53)):
-			return false
-		case x.kind == 'f' && (math.IsNaN(x.f) || math.IsInf(x.f, 0) || x.f == 0 && math.Signbit(x.f)):
-			return false
-		case x.kind != 'i' && x.kind != 'f':
-			return false
-		}
-	}
-	return true
-}
-
-// sortPlain sorts numbers whose comparison is a strict weak order: any stable sort gives the one
-// order sort.Stable gives, and sorting by (value, index) with pdqsort is one, in O(n log n)
-// comparisons where sort.Stable moves elements O(n log² n) times.
-func (s *numSort) sortPlain() {
-	type key struct {
-		v float64
-		i int
-	}
-	keys := make([]key, len(s.nums))
-	for i, x := range s.nums {
-		keys[i] = key{x.f, i}
-		if x.kind == 'i' {
-			keys[i].v = float64(x.i)
-		}
-	}
-	dir := 1.0
-	if s.dir < 0 {
-		dir = -1
-	}
-	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(dir*a.v, dir*b.v), a.i-b.i) })
-	vals := make([]goja.Value, len(keys))
-	for i, k := range keys {
-		vals[i] = s.vals[k.i]
-	}
-	s.vals = vals
-}
-
-// numDiff is x - y for two numbers, as goja's subtraction computes it: in int64 for two
-// integers (in float64 if that overflows), else in float64.
-func numDiff(x, y num) float64 {
-	switch {
-	case x.kind == 'i' && y.kind == 'i':
-		d := x.i - y.i
-		if (x.i >= 0 && y.i < 0 && d < 0) || (x.i < 0 && y.i >= 0 && d >= 0) {
-			return float64(x.i) - float64(y.i)
-		}
-		return float64(d)
-	case x.kind == 'i':
-		return float64(x.i) - y.f
-	case y.kind == 'i':
-		return x.f - float64(y.i)
-	}
-	return x.f - y.f
-}
-
 // stdArray reports whether goja holds o as it requires to sort an array in place
 // (checkStdArrayObj in goja's builtin_array.go): an arrayObject with no accessor or
 // non-default property among its elements and no holes. It reads goja's fields, and reports
 // false when they are not where this version of goja keeps them.
 func stdArray(o *goja.Object) bool {
-	self := reflect.ValueOf(o).Elem().FieldByName("self")
-	if !self.IsValid() || self.Kind() != reflect.Interface || self.IsNil() {
+	a, ok := gojaSelf(o, "arrayObject")
+	if !ok {
 		return false
 	}
-	a := self.Elem()
-	if a.Kind() != reflect.Pointer || a.Type().Elem().Name() != "arrayObject" {
-		return false
-	}
-	a = a.Elem()
-	values := a.FieldByName("values")
+	values := field(a, "values")
 	props, okP := intField(a, "propValueCount")
 	length, okL := intField(a, "length")
 	objs, okO := intField(a, "objCount")
@@ -242,9 +111,60 @@ func stdArray(o *goja.Object) bool {
 		props == 0 && length == int64(values.Len()) && objs == length
 }
 
+// gojaSelf is the struct goja implements o with, when it is the one of that type name.
+func gojaSelf(o *goja.Object, typeName string) (reflect.Value, bool) {
+	i := objectSelf()
+	if i < 0 {
+		return reflect.Value{}, false
+	}
+	self := reflect.ValueOf(o).Elem().Field(i)
+	if !self.IsValid() || self.Kind() != reflect.Interface || self.IsNil() {
+		return reflect.Value{}, false
+	}
+	p := self.Elem()
+	if p.Kind() != reflect.Pointer || p.Type().Elem().Name() != typeName {
+		return reflect.Value{}, false
+	}
+	return p.Elem(), true
+}
+
+// field is the field of the struct v by name, invalid if it has none; where each type keeps
+// each name is looked up once.
+func field(v reflect.Value, name string) reflect.Value {
+	type at struct {
+		t    reflect.Type
+		name string
+	}
+	k := at{v.Type(), name}
+	i, ok := fieldIndexes.Load(k)
+	if !ok {
+		f, found := v.Type().FieldByName(name)
+		idx := -1
+		if found && len(f.Index) == 1 {
+			idx = f.Index[0]
+		}
+		i, _ = fieldIndexes.LoadOrStore(k, idx)
+	}
+	if i.(int) < 0 {
+		return reflect.Value{}
+	}
+	return v.Field(i.(int))
+}
+
+var fieldIndexes sync.Map // {type, name} → field index, -1 for none
+
+// objectSelf is the index of goja.Object's field self, -1 if it has none.
+var objectSelf = sync.OnceValue(func() int {
+	f, ok := reflect.TypeOf(goja.Object{}).FieldByName("self")
+	if !ok || len(f.Index) != 1 {
+		return -1
+	}
+	return f.Index[0]
+})
+
 // intField reads an integer field of a struct by name.
 func intField(v reflect.Value, name string) (int64, bool) {
-	f := v.FieldByName(name)
+	f := field(v, name)
 	switch {
 	case !f.IsValid():
 		return 0, false
@@ -257,7 +177,8 @@ func intField(v reflect.Value, name string) (int64, bool) {
 }
 
 // rewriteSortNum rewrites, in place, the calls X.sort(F) below body whose F returns a - b or
-// b - a of its two parameters into __rlm_sortNum(X, F, 1 or -1).
+// b - a of its two parameters, or such differences of their properties or elements joined by
+// ||, into __rlm_sortNum(X, F, "keys").
 func rewriteSortNum(body []ast.Statement) {
 	replaceBelow(reflect.ValueOf(body), expressionType, func(e any) any {
 		c, ok := e.(*ast.CallExpression)
@@ -268,44 +189,48 @@ func rewriteSortNum(body []ast.Statement) {
 		if !ok || dot.Identifier.Name != "sort" {
 			return nil
 		}
-		dir := numComparator(c.ArgumentList[0])
-		if dir == 0 || !plainReceiver(dot.Left) {
+		keys := comparatorKeys(c.ArgumentList[0])
+		if keys == "" || !plainReceiver(dot.Left) {
 			return nil
 		}
 		at := dot.Left.Idx0()
-		return callOf(sortNumName, at, dot.Left, c.ArgumentList[0], number(dir, at))
+		return callOf(sortNumName, at, dot.Left, c.ArgumentList[0], stringLit(keys, at))
 	})
 }
 
-// numComparator is 1 for a function literal (a, b) => a - b, -1 for one returning b - a, and
-// 0 for any other expression.
-func numComparator(e ast.Expression) int {
+// comparatorKeys is the keys (parseSortKeys) of a function literal (a, b) => D1 || D2 || …,
+// each Di being a - b, a.name - b.name or a[N] - b[N], or with a and b swapped; "" for any other
+// expression.
+func comparatorKeys(e ast.Expression) string {
 	var params *ast.ParameterList
 	var body ast.ConciseBody
 	switch f := e.(type) {
 	case *ast.ArrowFunctionLiteral:
 		if f.Async {
-			return 0
+			return ""
 		}
 		params, body = f.ParameterList, f.Body
 	case *ast.FunctionLiteral:
 		if f.Async || f.Generator {
-			return 0
+			return ""
 		}
 		params, body = f.ParameterList, f.Body
 	default:
-		return 0
+		return ""
 	}
 	if params == nil || len(params.List) != 2 || params.Rest != nil {
-		return 0
+		return ""
 	}
-	var names [2]string
+	var names [2]unistring.String
 	for i, p := range params.List {
 		id, ok := p.Target.(*ast.Identifier)
 		if !ok || p.Initializer != nil {
-			return 0
+			return ""
 		}
-		names[i] = string(id.Name)
+		names[i] = id.Name
+	}
+	if names[0] == names[1] {
+		return ""
 	}
 	var ret ast.Expression
 	switch b := body.(type) {
@@ -313,25 +238,82 @@ func numComparator(e ast.Expression) int {
 		ret = b.Expression
 	case *ast.BlockStatement:
 		if len(b.List) != 1 {
-			return 0
+			return ""
 		}
 		if r, ok := b.List[0].(*ast.ReturnStatement); ok {
 			ret = r.Argument
 		}
 	}
-	sub, ok := ret.(*ast.BinaryExpression)
-	if !ok || sub.Operator != token.MINUS || names[0] == names[1] {
-		return 0
+	var keys []string
+	for _, d := range orChain(ret) {
+		k, ok := difference(d, names)
+		if !ok {
+			return ""
+		}
+		keys = append(keys, k.String())
 	}
-	l, ok1 := sub.Left.(*ast.Identifier)
-	r, ok2 := sub.Right.(*ast.Identifier)
+	spec := strings.Join(keys, ",")
+	if _, ok := parseSortKeys(spec); !ok {
+		return ""
+	}
+	return spec
+}
+
+// orChain is the operands of D1 || D2 || …, in order.
+func orChain(e ast.Expression) []ast.Expression {
+	if b, ok := e.(*ast.BinaryExpression); ok && b.Operator == token.LOGICAL_OR {
+		return append(orChain(b.Left), b.Right)
+	}
+	return []ast.Expression{e}
+}
+
+// difference reads x - y where x and y read the same key of the two parameters.
+func difference(e ast.Expression, params [2]unistring.String) (sortKey, bool) {
+	sub, ok := e.(*ast.BinaryExpression)
+	if !ok || sub.Operator != token.MINUS {
+		return sortKey{}, false
+	}
+	l, lp, ok1 := keyOf(sub.Left, params)
+	r, rp, ok2 := keyOf(sub.Right, params)
+	if !ok1 || !ok2 || lp == rp || l.kind != r.kind || l.name != r.name || l.idx != r.idx {
+		return sortKey{}, false
+	}
+	l.dir = 1
+	if lp == 1 {
+		l.dir = -1
+	}
+	return l, true
+}
+
+// keyOf reads p, p.name or p[N] for a parameter p, and which parameter.
+func keyOf(e ast.Expression, params [2]unistring.String) (sortKey, int, bool) {
+	var k sortKey
+	switch x := e.(type) {
+	case *ast.Identifier:
+		e = x
+	case *ast.DotExpression:
+		k.kind, k.name, e = '.', string(x.Identifier.Name), x.Left
+	case *ast.BracketExpression:
+		n, ok := x.Member.(*ast.NumberLiteral)
+		if !ok {
+			return k, 0, false
+		}
+		v, isInt := n.Value.(int64)
+		if !isInt || v < 0 || v > 1<<20 {
+			return k, 0, false
+		}
+		k.kind, k.idx, e = '[', int(v), x.Left
+	default:
+		return k, 0, false
+	}
+	id, ok := e.(*ast.Identifier)
 	switch {
-	case !ok1 || !ok2:
-		return 0
-	case string(l.Name) == names[0] && string(r.Name) == names[1]:
-		return 1
-	case string(l.Name) == names[1] && string(r.Name) == names[0]:
-		return -1
+	case !ok:
+		return k, 0, false
+	case id.Name == params[0]:
+		return k, 0, true
+	case id.Name == params[1]:
+		return k, 1, true
 	}
-	return 0
+	return k, 0, false
 }

@@ -62,6 +62,45 @@ print(got === want, got, want) }`
 	}
 }
 
+// TestSortKeysAsGoja: comparators of properties and elements (a.n - b.n, b[1] - a[1] || …),
+// which the rewrite sorts in Go, give what goja's sort gives with the same comparator held in a
+// variable, over objects and entries with ties, NaN, -0, missing keys, getters on the object or
+// its class, Number objects, strings, holes, frozen objects and mixed shapes.
+func TestSortKeysAsGoja(t *testing.T) {
+	e, _ := newEngine(t, Config{})
+	arrays := []string{
+		`Array.from({ length: 3000 }, (_, i) => ({ n: (i * 7919) % 101, m: i % 7, id: i }))`,
+		`Array.from({ length: 3000 }, (_, i) => [String(i % 13), (i * 7919) % 101 / 4])`,
+		`[{ n: 2 }, { n: NaN }, { n: 1 }, { n: -0 }, { n: 0 }, { n: Infinity }, { n: 1 }]`,
+		`[{ n: 2 }, {}, { n: 1 }]`,
+		`[{ n: 2 }, { get n() { log.push("get"); return 3 } }, { n: 1 }]`,
+		`(() => { class C { constructor(v) { this.v = v } get n() { log.push("cget"); return this.v } } return [new C(2), new C(1)] })()`,
+		`[{ n: 2 }, { n: new Number(1) }, { n: 3 }]`,
+		`[{ n: "2" }, { n: 1 }, { n: 3 }]`,
+		`[[2, 1], [1, 2], [, 3], [0, 0]]`,
+		`[Object.freeze({ n: 2, m: 1, id: 0 }), { n: 1, m: 2, id: 1 }]`,
+		`[{ n: 2, m: 1, id: 0 }, [1, 2], 5]`,
+		`Array.from({ length: 300 }, (_, i) => ({ n: [1, -0, 0, NaN][i % 4], m: (i * 31) % 7, id: i }))`,
+	}
+	cmps := []string{
+		`(a, b) => a.n - b.n`, `(a, b) => b.n - a.n || a.id - b.id`, `(a, b) => b.n - a.n || a.m - b.m || b.id - a.id`,
+		`(a, b) => b[1] - a[1]`, `function (x, y) { return x[0] - y[0] || y[1] - x[1] }`,
+	}
+	for _, arr := range arrays {
+		for _, cmp := range cmps {
+			src := `{ const log = [];
+const run = (f) => { log.length = 0; const x = ` + arr + `; let r; try { r = f(x); r = r === x ? "same" : "other" } catch (e) { r = "threw " + e } return r + " " + JSON.stringify(x.map((v) => typeof v === "object" && v && !Array.isArray(v) ? Object.entries(v).map(([k, w]) => k + ":" + (Object.is(w, -0) ? "-0" : String(w))).join(";") : v)) + " " + log.join() };
+const held = ` + cmp + `;
+const got = run((x) => x.sort(` + cmp + `)), want = run((x) => x.sort(held));
+print(got === want, got.slice(0, 300), want.slice(0, 300)) }`
+			r := mustRun(t, e, src)
+			if !strings.HasPrefix(r.Stdout, "true ") {
+				t.Errorf("%s.sort(%s):\n%s", arr, cmp, r.Stdout)
+			}
+		}
+	}
+}
+
 // TestSortNumRewrite: which sorts are rewritten.
 func TestSortNumRewrite(t *testing.T) {
 	for _, c := range []struct {
@@ -72,7 +111,15 @@ func TestSortNumRewrite(t *testing.T) {
 		{`xs.sort((a, b) => b - a)`, 1},
 		{`xs.sort(function (a, b) { return a - b })`, 1},
 		{`const s = [...m.values()].sort((x, y) => y - x)`, 1},
-		{`xs.sort((a, b) => a.n - b.n)`, 0},
+		{`xs.sort((a, b) => a.n - b.n)`, 1},
+		{`xs.sort((a, b) => b[1] - a[1])`, 1},
+		{`xs.sort((a, b) => b.qty - a.qty || a.id - b.id)`, 1},
+		{`xs.sort((a, b) => a.n - b.m)`, 0},
+		{`xs.sort((a, b) => a.n - a.n)`, 0},
+		{`xs.sort((a, b) => a - b || a.x - b.x)`, 0},
+		{`xs.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))`, 0},
+		{`xs.sort((a, b) => a[i] - b[i])`, 0},
+		{`xs.sort((a, b) => a.n.m - b.n.m)`, 0},
 		{`xs.sort((a, b) => a - a)`, 0},
 		{`xs.sort((a, a2) => a + a2)`, 0},
 		{`xs.sort(async (a, b) => a - b)`, 0},
@@ -158,5 +205,32 @@ func TestRewritesKeepReceivers(t *testing.T) {
 		if got.Err == nil || want.Err == nil || got.Err.Error() != want.Err.Error() {
 			t.Errorf("%s: got %v, as written %v", src, got.Err, want.Err)
 		}
+	}
+}
+
+// TestSortKeysIsFaster: sorting 100,000 objects by two fields takes at most a third of what
+// goja's sort with the same comparator held in a variable takes (measured: a quarter; reading
+// each key runs through reflect to tell a plain property from a getter).
+func TestSortKeysIsFaster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	e, _ := newEngine(t, Config{})
+	mustRun(t, e, `var rows = []; for (let i = 0; i < 100000; i++) rows.push({ id: i, qty: (i * 7919) % 100003 % 50 });`)
+	timeIt := func(src string) time.Duration {
+		start := time.Now()
+		if r := mustRun(t, e, src); r.Stdout != "49 189\n" {
+			t.Fatalf("%s: %q", src, r.Stdout)
+		}
+		return time.Since(start)
+	}
+	var fast, slow time.Duration
+	for range 3 {
+		fast += timeIt(`{ const a = rows.slice(); a.sort((x, y) => y.qty - x.qty || x.id - y.id); print(a[0].qty, a[0].id) }`)
+		slow += timeIt(`{ const a = rows.slice(); const f = (x, y) => y.qty - x.qty || x.id - y.id; a.sort(f); print(a[0].qty, a[0].id) }`)
+	}
+	t.Logf("rewritten %v, goja %v", fast/3, slow/3)
+	if fast*3 > slow {
+		t.Errorf("the rewritten sort took %v, goja's %v: want at most a third", fast/3, slow/3)
 	}
 }
