@@ -35,13 +35,23 @@ import (
 // plainArrayName is the global the rewritten loops call.
 const plainArrayName = "__rlm_plainArray"
 
-// installPlainArray defines the global that tells plain arrays (see above) from anything else.
-func (e *Engine) installPlainArray() error {
+// arrayIntrinsics are Array.prototype and Object.prototype.hasOwnProperty, as the runtime
+// holds them before a cell runs.
+func (e *Engine) arrayIntrinsics() (*goja.Object, goja.Callable, error) {
 	objectProto := e.vm.Get("Object").ToObject(e.vm).Get("prototype").ToObject(e.vm)
 	arrayProto := e.vm.Get("Array").ToObject(e.vm).Get("prototype").ToObject(e.vm)
 	hasOwn, ok := goja.AssertFunction(objectProto.Get("hasOwnProperty"))
 	if !ok {
-		return errors.New("no Object.prototype.hasOwnProperty")
+		return nil, nil, errors.New("no Object.prototype.hasOwnProperty")
+	}
+	return arrayProto, hasOwn, nil
+}
+
+// installPlainArray defines the global that tells plain arrays (see above) from anything else.
+func (e *Engine) installPlainArray() error {
+	arrayProto, hasOwn, err := e.arrayIntrinsics()
+	if err != nil {
+		return err
 	}
 	iter := e.vm.ToValue(goja.SymIterator)
 	return e.vm.Set(plainArrayName, func(call goja.FunctionCall) goja.Value {

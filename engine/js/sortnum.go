@@ -41,11 +41,9 @@ const (
 
 // installSortNum defines __rlm_sortNum.
 func (e *Engine) installSortNum() error {
-	objectProto := e.vm.Get("Object").ToObject(e.vm).Get("prototype").ToObject(e.vm)
-	arrayProto := e.vm.Get("Array").ToObject(e.vm).Get("prototype").ToObject(e.vm)
-	hasOwn, ok := goja.AssertFunction(objectProto.Get("hasOwnProperty"))
-	if !ok {
-		return errors.New("no Object.prototype.hasOwnProperty")
+	arrayProto, hasOwn, err := e.arrayIntrinsics()
+	if err != nil {
+		return err
 	}
 	sortName := e.vm.ToValue("sort")
 	native := e.vm.ToValue(func(call goja.FunctionCall) goja.Value {
