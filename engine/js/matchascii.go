@@ -484,7 +484,7 @@ func rewriteMatchASCII(body []ast.Statement) {
 	})
 }
 
-// stringLit is an ASCII string literal.
+// stringLit is a string literal of s.
 func stringLit(s string, at file.Idx) *ast.StringLiteral {
-	return &ast.StringLiteral{Idx: at, Literal: strconv.Quote(s), Value: unistring.String(s)}
+	return &ast.StringLiteral{Idx: at, Literal: strconv.Quote(s), Value: unistring.NewFromString(s)}
 }
