@@ -153,21 +153,21 @@ func linear(t *testing.T, cell string) {
 // a later cell's rewritten code runs the engine's helpers, not a cell's.
 func TestRewriteHelpersHold(t *testing.T) {
 	e, _ := newEngine(t, Config{})
-	r := run(t, e, `for (const name of ["__rlm_cat", "__rlm_take", "__rlm_rest", "__rlm_plainArray", "__rlm_splitWS", "__rlm_splitWSOf", "__rlm_matchOf"]) {
+	r := run(t, e, `for (const name of ["__rlm_cat", "__rlm_take", "__rlm_rest", "__rlm_plainArray", "__rlm_splitWS", "__rlm_splitWSOf", "__rlm_matchOf", "__rlm_sortNum"]) {
   try { globalThis[name] = () => "pwned" } catch (e) { }
   try { this[name] = () => "pwned" } catch (e) { print(name, e.constructor.name, Object.isFrozen(this[name])) }
 }
 try { JSON.parse = () => "pwned" } catch (e) { print("JSON.parse", e.constructor.name) }`)
-	want := "__rlm_cat TypeError true\n__rlm_take TypeError true\n__rlm_rest TypeError true\n__rlm_plainArray TypeError true\n__rlm_splitWS TypeError true\n__rlm_splitWSOf TypeError true\n__rlm_matchOf TypeError true\nJSON.parse TypeError\n"
+	want := "__rlm_cat TypeError true\n__rlm_take TypeError true\n__rlm_rest TypeError true\n__rlm_plainArray TypeError true\n__rlm_splitWS TypeError true\n__rlm_splitWSOf TypeError true\n__rlm_matchOf TypeError true\n__rlm_sortNum TypeError true\nJSON.parse TypeError\n"
 	if r.Err != nil || r.Stdout != want {
 		t.Errorf("got %q (%v), want %q", r.Stdout, r.Err, want)
 	}
 	if r := run(t, e, `var __rlm_cat = 1`); r.Err == nil {
 		t.Errorf("a top-level declaration of a helper's name ran")
 	}
-	r = run(t, e, `function f(xs) { let s = "a".repeat(2000); s += "b"; let [x, , y] = xs; for (const [k, v] of [[1, 2]]) y += k + v; return [s.length, x + y, s.split(/\s+/).length, JSON.parse("[1]").length, "é a b".match(/[a-z]/g).length].join() }
+	r = run(t, e, `function f(xs) { let s = "a".repeat(2000); s += "b"; let [x, , y] = xs; for (const [k, v] of [[1, 2]]) y += k + v; return [s.length, x + y, s.split(/\s+/).length, JSON.parse("[1]").length, "é a b".match(/[a-z]/g).length, [3, 1, 2].sort((a, b) => b - a)[0]].join() }
 print(f([1, 0, 2]))`)
-	if r.Err != nil || r.Stdout != "2001,6,1,1,2\n" {
+	if r.Err != nil || r.Stdout != "2001,6,1,1,2,3\n" {
 		t.Errorf("after the attempts: %q (%v)", r.Stdout, r.Err)
 	}
 }
