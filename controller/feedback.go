@@ -41,7 +41,11 @@ func (f *feedbackBuilder) cell(i, n int, code string, res repl.Result, limit int
 	if res.Err != nil {
 		fmt.Fprintf(&f.b, "Error (%s): %s\n%s", kindName(res.Err), clip(res.Err.Error(), limit), sourceLine(code, res.Err.Error()))
 		if errors.Is(res.Err, fault.Timeout) {
-			fmt.Fprintf(&f.b, "The block ran past the block time limit (%s) and was stopped; the output above is what it printed before that. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout))
+			printed := "the output above is what it printed before that"
+			if res.Stdout == "" {
+				printed = "it printed nothing before that"
+			}
+			fmt.Fprintf(&f.b, "The block ran past the block time limit (%s) and was stopped; %s. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout), printed)
 		}
 	}
 	if res.Rebuilt {

@@ -291,3 +291,18 @@ func TestOversizedBatchIsRefusedAlone(t *testing.T) {
 		t.Errorf("%d sub-calls made; want 3 (none for the refused batch)", m.subs)
 	}
 }
+
+// TestTimeoutFeedbackSaysWhatPrinted: the note after a block that ran past its limit points at
+// the output above only when there is some.
+func TestTimeoutFeedbackSaysWhatPrinted(t *testing.T) {
+	for _, c := range []struct{ stdout, want string }{
+		{"", "and was stopped; it printed nothing before that."},
+		{"partial\n", "and was stopped; the output above is what it printed before that."},
+	} {
+		f := &feedbackBuilder{blockTimeout: 2 * time.Minute}
+		f.cell(0, 1, "x := 1", repl.Result{Stdout: c.stdout, Err: fault.New(fault.Timeout, "the cell was interrupted")}, 1000)
+		if got := f.b.String(); !strings.Contains(got, c.want) {
+			t.Errorf("stdout %q: got %q, want it to contain %q", c.stdout, got, c.want)
+		}
+	}
+}

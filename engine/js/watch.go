@@ -38,7 +38,7 @@ func watch(ctx context.Context, vm *goja.Runtime, limit uint64) (stop func()) {
 			case <-tick.C:
 				if h.over() {
 					vm.Interrupt(fault.New(fault.Limit,
-						"cell stopped: the heap passed %d MB; process the input in smaller pieces and keep less in memory",
+						"cell stopped: the heap passed %d MiB; process the input in smaller pieces and keep less in memory",
 						limit>>20))
 					return
 				}
