@@ -172,3 +172,22 @@ func mustRun(t testing.TB, e *Engine, src string) engine.Result {
 	}
 	return r
 }
+
+// fastestOfThree runs the cells fast and slow three times in turn, each of which must print
+// want, and returns the fastest run of each (load only slows a run down).
+func fastestOfThree(t *testing.T, e *Engine, want, fast, slow string) (time.Duration, time.Duration) {
+	t.Helper()
+	timeIt := func(src string) time.Duration {
+		start := time.Now()
+		if r := mustRun(t, e, src); r.Stdout != want {
+			t.Fatalf("%s: %q, want %q", src, r.Stdout, want)
+		}
+		return time.Since(start)
+	}
+	f, s := time.Duration(1<<62), time.Duration(1<<62)
+	for range 3 {
+		f, s = min(f, timeIt(fast)), min(s, timeIt(slow))
+	}
+	t.Logf("rewritten %v, goja %v", f, s)
+	return f, s
+}

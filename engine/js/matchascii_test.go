@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dop251/goja"
 
@@ -173,19 +172,7 @@ func TestMatchASCIIIsFaster(t *testing.T) {
 	}
 	e, _ := newEngine(t, Config{})
 	mustRun(t, e, `var book = "“It’s a truth,” said the naïve café owner — twice. ".repeat(40000).toLowerCase();`)
-	timeIt := func(src string) time.Duration {
-		start := time.Now()
-		if r := mustRun(t, e, src); r.Stdout != "440000\n" {
-			t.Fatalf("%s: %q", src, r.Stdout)
-		}
-		return time.Since(start)
-	}
-	fast, slow := time.Duration(1<<62), time.Duration(1<<62) // the fastest of three runs each: load only slows
-	for range 3 {
-		fast = min(fast, timeIt(`print(book.match(/[a-z]+/g).length)`))
-		slow = min(slow, timeIt(`{ const re = /[a-z]+/g; print(book.match(re).length) }`))
-	}
-	t.Logf("rewritten %v, goja %v", fast, slow)
+	fast, slow := fastestOfThree(t, e, "440000\n", `print(book.match(/[a-z]+/g).length)`, `{ const re = /[a-z]+/g; print(book.match(re).length) }`)
 	if fast*2 > slow {
 		t.Errorf("match(/[a-z]+/g) took %v, goja's %v: want at most half", fast, slow)
 	}

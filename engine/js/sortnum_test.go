@@ -3,7 +3,6 @@ package js
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rlm-sandbox/rlm/source"
 )
@@ -152,19 +151,7 @@ func TestSortNumIsFaster(t *testing.T) {
 	}
 	e, _ := newEngine(t, Config{})
 	mustRun(t, e, `var xs = []; for (let i = 0; i < 100000; i++) xs.push((i * 7919) % 100003 / 7);`)
-	timeIt := func(src string) time.Duration {
-		start := time.Now()
-		if r := mustRun(t, e, src); r.Stdout != "0 14286\n" {
-			t.Fatalf("%s: %q", src, r.Stdout)
-		}
-		return time.Since(start)
-	}
-	fast, slow := time.Duration(1<<62), time.Duration(1<<62) // the fastest of three runs each: load only slows
-	for range 3 {
-		fast = min(fast, timeIt(`{ const a = xs.slice(); a.sort((x, y) => x - y); print(a[0], Math.round(a[a.length - 1])) }`))
-		slow = min(slow, timeIt(`{ const a = xs.slice(); const f = (x, y) => x - y; a.sort(f); print(a[0], Math.round(a[a.length - 1])) }`))
-	}
-	t.Logf("rewritten %v, goja %v", fast, slow)
+	fast, slow := fastestOfThree(t, e, "0 14286\n", `{ const a = xs.slice(); a.sort((x, y) => x - y); print(a[0], Math.round(a[a.length - 1])) }`, `{ const a = xs.slice(); const f = (x, y) => x - y; a.sort(f); print(a[0], Math.round(a[a.length - 1])) }`)
 	if fast*5 > slow {
 		t.Errorf("sort((x, y) => x - y) took %v, goja's %v: want at most a fifth", fast, slow)
 	}
@@ -219,19 +206,7 @@ func TestSortKeysIsFaster(t *testing.T) {
 	}
 	e, _ := newEngine(t, Config{})
 	mustRun(t, e, `var rows = []; for (let i = 0; i < 100000; i++) rows.push({ id: i, qty: (i * 7919) % 100003 % 50 });`)
-	timeIt := func(src string) time.Duration {
-		start := time.Now()
-		if r := mustRun(t, e, src); r.Stdout != "49 189\n" {
-			t.Fatalf("%s: %q", src, r.Stdout)
-		}
-		return time.Since(start)
-	}
-	fast, slow := time.Duration(1<<62), time.Duration(1<<62) // the fastest of three runs each: load only slows
-	for range 3 {
-		fast = min(fast, timeIt(`{ const a = rows.slice(); a.sort((x, y) => y.qty - x.qty || x.id - y.id); print(a[0].qty, a[0].id) }`))
-		slow = min(slow, timeIt(`{ const a = rows.slice(); const f = (x, y) => y.qty - x.qty || x.id - y.id; a.sort(f); print(a[0].qty, a[0].id) }`))
-	}
-	t.Logf("rewritten %v, goja %v", fast, slow)
+	fast, slow := fastestOfThree(t, e, "49 189\n", `{ const a = rows.slice(); a.sort((x, y) => y.qty - x.qty || x.id - y.id); print(a[0].qty, a[0].id) }`, `{ const a = rows.slice(); const f = (x, y) => y.qty - x.qty || x.id - y.id; a.sort(f); print(a[0].qty, a[0].id) }`)
 	if fast*3 > slow {
 		t.Errorf("the rewritten sort took %v, goja's %v: want at most a third", fast, slow)
 	}
