@@ -463,24 +463,15 @@ func escapable(c byte) bool {
 // rewriteMatchASCII rewrites, in place, the calls X.match(/P/g) below body whose pattern
 // asciiMatcherOf accepts into __rlm_matchOf(X, /P/g, "P").
 func rewriteMatchASCII(body []ast.Statement) {
-	replaceBelow(reflect.ValueOf(body), expressionType, func(e any) any {
-		c, ok := e.(*ast.CallExpression)
-		if !ok || len(c.ArgumentList) != 1 {
-			return nil
-		}
-		dot, ok := c.Callee.(*ast.DotExpression)
-		if !ok || dot.Identifier.Name != "match" {
-			return nil
-		}
+	rewriteMethodCalls(body, "match", func(c *ast.CallExpression, recv ast.Expression, at file.Idx) ast.Expression {
 		re, ok := c.ArgumentList[0].(*ast.RegExpLiteral)
 		if !ok || re.Flags != "g" {
 			return nil
 		}
-		if _, ok := asciiMatcherOf(re.Pattern); !ok || !plainReceiver(dot.Left) {
+		if _, ok := asciiMatcherOf(re.Pattern); !ok {
 			return nil
 		}
-		at := dot.Left.Idx0()
-		return callOf(matchOfName, at, dot.Left, re, stringLit(re.Pattern, at))
+		return callOf(matchOfName, at, recv, re, stringLit(re.Pattern, at))
 	})
 }
 

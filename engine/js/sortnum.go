@@ -9,6 +9,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/token"
 	"github.com/dop251/goja/unistring"
 )
@@ -191,21 +192,12 @@ func intField(v reflect.Value, name string) (int64, bool) {
 // b - a of its two parameters, or such differences of their properties or elements joined by
 // ||, into __rlm_sortNum(X, F, "keys").
 func rewriteSortNum(body []ast.Statement) {
-	replaceBelow(reflect.ValueOf(body), expressionType, func(e any) any {
-		c, ok := e.(*ast.CallExpression)
-		if !ok || len(c.ArgumentList) != 1 {
-			return nil
-		}
-		dot, ok := c.Callee.(*ast.DotExpression)
-		if !ok || dot.Identifier.Name != "sort" {
-			return nil
-		}
+	rewriteMethodCalls(body, "sort", func(c *ast.CallExpression, recv ast.Expression, at file.Idx) ast.Expression {
 		keys := comparatorKeys(c.ArgumentList[0])
-		if keys == "" || !plainReceiver(dot.Left) {
+		if keys == "" {
 			return nil
 		}
-		at := dot.Left.Idx0()
-		return callOf(sortNumName, at, dot.Left, c.ArgumentList[0], stringLit(keys, at))
+		return callOf(sortNumName, at, recv, c.ArgumentList[0], stringLit(keys, at))
 	})
 }
 

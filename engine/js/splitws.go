@@ -6,7 +6,9 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/token"
+	"github.com/dop251/goja/unistring"
 )
 
 // goja splits on a regexp by running it once per piece through Go's regexp package, over UTF-16
@@ -86,25 +88,33 @@ func jsSpace(r rune) bool {
 // the native function returns undefined for what it does not cut), else into a call of the JS
 // wrapper __rlm_splitWSOf(X, /\s+/), which does the same with X read once.
 func rewriteSplitWS(body []ast.Statement) {
+	rewriteMethodCalls(body, "split", func(c *ast.CallExpression, recv ast.Expression, at file.Idx) ast.Expression {
+		re, ok := c.ArgumentList[0].(*ast.RegExpLiteral)
+		if !ok || re.Pattern != `\s+` || re.Flags != "" {
+			return nil
+		}
+		if id, ok := recv.(*ast.Identifier); ok {
+			native := callOf(splitWSName, at, ident(id.Name, id.Idx))
+			return &ast.BinaryExpression{Operator: token.COALESCE, Left: native, Right: c}
+		}
+		return callOf(splitWSOfName, at, recv, re)
+	})
+}
+
+// rewriteMethodCalls replaces, in place, each call X.name(A) below body, of one argument and a
+// receiver that plainReceiver accepts, with what f returns for it (nil: left as it is); at is
+// X's position, where goja reports an error on X.
+func rewriteMethodCalls(body []ast.Statement, name unistring.String, f func(c *ast.CallExpression, recv ast.Expression, at file.Idx) ast.Expression) {
 	replaceBelow(reflect.ValueOf(body), expressionType, func(e any) any {
 		c, ok := e.(*ast.CallExpression)
 		if !ok || len(c.ArgumentList) != 1 {
 			return nil
 		}
 		dot, ok := c.Callee.(*ast.DotExpression)
-		if !ok || dot.Identifier.Name != "split" {
+		if !ok || dot.Identifier.Name != name || !plainReceiver(dot.Left) {
 			return nil
 		}
-		re, ok := c.ArgumentList[0].(*ast.RegExpLiteral)
-		if !ok || re.Pattern != `\s+` || re.Flags != "" || !plainReceiver(dot.Left) {
-			return nil
-		}
-		at := dot.Left.Idx0()
-		if id, ok := dot.Left.(*ast.Identifier); ok {
-			native := callOf(splitWSName, at, ident(id.Name, id.Idx))
-			return &ast.BinaryExpression{Operator: token.COALESCE, Left: native, Right: c}
-		}
-		return callOf(splitWSOfName, at, dot.Left, re)
+		return f(c, dot.Left, dot.Left.Idx0()) // a nil ast.Expression converts to a nil any
 	})
 }
 
