@@ -45,11 +45,15 @@ func compilePattern(src string) (*pattern, error) {
 	if err != nil {
 		return nil, invalidf("invalid regular expression %q: %v", src, err)
 	}
-	// The resume pattern embeds the canonical text of the pattern, which
-	// must compile to the very same program.
+	// The resume pattern embeds the pattern's text, which must compile to
+	// the very same program: the canonical text where it does (it has no
+	// flags that leak), else the source in a group of its own.
 	canon := tree.String()
 	if !sameProgram(canon, prog) {
-		return nil, invalidf("regular expression %q cannot be searched: it does not survive canonical printing; write it more simply", src)
+		canon = "(?:" + src + ")"
+		if !sameProgram(canon, prog) {
+			return nil, invalidf("regular expression %q cannot be searched: it does not survive canonical printing; write it more simply", src)
+		}
 	}
 	resume, err := regexp.Compile(`\A(?s:.)(?s:.)*?(` + canon + `)|(?:` + canon + `)`)
 	if err != nil {
