@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlm-sandbox/rlm/llm"
 	"github.com/rlm-sandbox/rlm/termsafe"
 )
 
@@ -86,10 +87,15 @@ func (p *reporter) clearStatus() {
 }
 
 // spentSoFar is "; used so far: 3 API calls, 4,100 tokens, cost $0.01", or "" before the first
-// API call.
+// API call. A cost of nothing known yet (the calls so far got no tokens) is left out: "$0"
+// would read as free and "unknown" a moment later as a change.
 func spentSoFar(u Usage) string {
 	if u.Calls == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; used so far: %s, %s, cost %s", counted(u.Calls, "API call"), counted(u.Tokens, "token"), u.Cost)
+	cost := ", cost " + u.Cost.String()
+	if u.Cost == (llm.Cost{}) {
+		cost = ""
+	}
+	return fmt.Sprintf("; used so far: %s, %s%s", counted(u.Calls, "API call"), counted(u.Tokens, "token"), cost)
 }

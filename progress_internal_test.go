@@ -125,3 +125,21 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// The progress lines state a cost only once something is known of it: "$0" while no call has
+// reported tokens would read as free, and the "unknown" after it as a change.
+func TestSpentSoFar(t *testing.T) {
+	for _, tc := range []struct {
+		u    Usage
+		want string
+	}{
+		{Usage{}, ""},
+		{Usage{Calls: 1}, "; used so far: 1 API call, 0 tokens"},
+		{Usage{Calls: 2, Tokens: 900, Cost: llm.Cost{Unknown: 2}}, "; used so far: 2 API calls, 900 tokens, cost unknown"},
+		{Usage{Calls: 3, Tokens: 4100, Cost: llm.Cost{USD: 0.01}}, "; used so far: 3 API calls, 4100 tokens, cost $0.01"},
+	} {
+		if got := spentSoFar(tc.u); got != tc.want {
+			t.Errorf("spentSoFar(%+v) = %q, want %q", tc.u, got, tc.want)
+		}
+	}
+}

@@ -365,7 +365,7 @@ type ExecResult struct {
 	Error     *Failure `json:"error,omitempty"`
 	Vars      []Var    `json:"vars"` // the session's variables after the cell
 	// Rebuilt is set when the worker died during the cell (or before it) and a new one replayed
-	// the earlier successful cells; Lost says what that replay could not restore.
+	// the earlier cells that ran; Lost says what that replay could not restore.
 	Rebuilt bool     `json:"rebuilt,omitempty"`
 	Lost    *Failure `json:"lost,omitempty"`
 	// Unreplayable is set for a cell that left work running in the background (or that the

@@ -49,7 +49,7 @@ func (f *feedbackBuilder) cell(i, n int, code string, res repl.Result, limit int
 		}
 	}
 	if res.Rebuilt {
-		f.b.WriteString("The REPL process died during this block; a new one replayed your earlier successful blocks, so your variables are back, but this block's effects are lost.\n")
+		f.b.WriteString("The REPL process died during this block; a new one replayed your earlier blocks, so your variables are back, but this block's effects are lost.\n")
 	}
 	switch {
 	case res.Unreplayable && res.Rebuilt:
@@ -91,7 +91,7 @@ func (f *feedbackBuilder) vars(names, partial []string, locals []repl.Var) {
 		f.b.WriteString("Variables: none yet.\n")
 	}
 	if len(partial) > 0 {
-		fmt.Fprintf(&f.b, "Variables a failed block introduced (they hold what it set before it stopped; a REPL restart would lose them): %s\n", labels(partial))
+		fmt.Fprintf(&f.b, "Variables a failed block introduced (they hold what it set before it stopped, if anything): %s\n", labels(partial))
 	}
 }
 

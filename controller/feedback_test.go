@@ -37,7 +37,7 @@ func TestTimeoutStreakNamesCellTimeout(t *testing.T) {
 }
 
 // TestFailedBlockVariables: names only a failed block introduced are not listed among the
-// variables (it may have stopped before assigning them, and a restart would not replay it), but
+// variables (it may have stopped before assigning them), but
 // on a line of their own, with what they hold, until a block that works uses them.
 func TestFailedBlockVariables(t *testing.T) {
 	m := &scripted{replies: []string{
@@ -50,7 +50,7 @@ func TestFailedBlockVariables(t *testing.T) {
 	if out := Run(context.Background(), cfgFor(t, "js", m)); out.Err != nil {
 		t.Fatalf("Run: %v", out.Err)
 	}
-	const partial = "Variables a failed block introduced (they hold what it set before it stopped; a REPL restart would lose them): "
+	const partial = "Variables a failed block introduced (they hold what it set before it stopped, if anything): "
 	line := func(fb, prefix string) string {
 		i := strings.Index(fb, prefix)
 		if i < 0 {

@@ -82,7 +82,7 @@ func langNotes(lang string) []string {
 			"A later block may declare a top-level let or const again. A top-level variable named like a context tool (" + hidable + ") hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function. A top-level declaration of another API name or of a built-in (print, context, JSON, Map, escape, …) is refused; browser globals do not exist (top, name, status, location, … are names like any other).",
 			"FINAL of a non-string is JSON: a Map becomes an object (an array of [key, value] pairs if a key is not a string), a Set an array, a Date its ISO string; FINAL(undefined) is an error.",
 			"A host function that fails throws an Error whose message says how to fix the call; an uncaught one stops the block.",
-			"Before a block runs, a validator rejects eval and Function, Reflect and Proxy, globalThis and top-level this, require, process and import(), with, .constructor, .__proto__ and .prototype, names starting with _, and loops that can never exit; self, window, global, frames, module and exports only as names you declare. Its message says what to write instead.",
+			"Before a block runs, a validator rejects eval and Function, Reflect and Proxy, globalThis and top-level this, require, process and import(), with, .constructor, .__proto__ and .prototype, names starting with _, " + constAlloc("new Array(n) or \"x\".repeat(n)") + ", and loops that can never exit; self, window, global, frames, module and exports only as names you declare. Its message says what to write instead.",
 		}
 	}
 	return []string{
@@ -96,8 +96,14 @@ func langNotes(lang string) []string {
 		"A later block may declare a top-level name again (x := … replaces x). A top-level variable named like an API function (" + hidable + ", …) hides that function for the rest of the session: name yours n, txt, lines, … or declare them inside a function.",
 		"FINAL of a non-string is what encoding/json writes: unexported struct fields are left out ({}), so format a string or export the fields.",
 		"A host function that fails panics with a message that says how to fix the call; the block stops there.",
-		"Before a block runs, a validator rejects goroutines, func init, packages not listed above, names starting with _, and loops that can never exit; its message says what to write instead.",
+		"Before a block runs, a validator rejects goroutines, func init, packages not listed above, names starting with _, " + constAlloc("make([]T, n) or [n]T") + ", and loops that can never exit; its message says what to write instead.",
 	}
+}
+
+// constAlloc is the validator's bound on allocations of a constant size, as the language notes
+// state it, with examples of the forms it applies to.
+func constAlloc(forms string) string {
+	return fmt.Sprintf("allocations whose size is a constant over %s (%s with n a constant)", num(validator.Policy{}.Effective().MaxConstAlloc), forms)
 }
 
 // limitLines are the limits that stop a block or the run, with this run's values. What the
@@ -127,7 +133,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 	} else {
 		lines = append(lines, "Model budget: your replies and sub-calls share the run's model budget; when it is spent, the run ends.")
 	}
-	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks that worked, so their variables come back; the %s crash within %s ends the run.",
+	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks (all but those stopped by the time limit), so their variables come back; the %s crash within %s ends the run.",
 		ordinal(cfg.Session.MaxRestarts+1), human(cfg.Session.RestartWindow)))
 }
 

@@ -8,8 +8,7 @@ import (
 )
 
 // noteVars tracks the variables a failed block introduced. The block may have stopped before
-// assigning them, and a REPL restart would not bring them back (only blocks that worked are
-// replayed), so they are left out of the variables list until a block that works names them.
+// assigning them, so they are listed apart until a block that works names them.
 func (r *run) noteVars(before []string, res repl.Result, code string) {
 	if r.ghosts == nil {
 		r.ghosts = map[string]bool{}

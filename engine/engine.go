@@ -23,6 +23,9 @@ type Result struct {
 	// Rebuild is set when the engine is left unusable, such as a heap still over its limit
 	// after the cell failed: the session should replace the worker and replay its journal.
 	Rebuild bool
+	// NotRun is set when the cell failed before any of it ran (it did not parse or compile)
+	// and left the engine as it was: a replay of the session need not repeat it.
+	NotRun bool
 }
 
 // Final is an answer recorded host-side. Value is the host's serialisation: a string as it is,

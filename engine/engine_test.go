@@ -1,11 +1,14 @@
 package engine_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/engine"
+	"github.com/rlm-sandbox/rlm/fault"
 	"github.com/rlm-sandbox/rlm/limits"
 )
 
@@ -207,6 +210,30 @@ func TestSeries(t *testing.T) {
 	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
 		if got := engine.Series(tc.names); got != tc.want {
 			t.Errorf("Series(%q) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}
+
+// A stopped cell's error says what stopped it, never only "context deadline exceeded".
+func TestInterrupted(t *testing.T) {
+	limit, cancel1 := context.WithTimeoutCause(context.Background(), 0, engine.TimeLimit(2*time.Second))
+	defer cancel1()
+	plain, cancel2 := context.WithTimeout(context.Background(), 0)
+	defer cancel2()
+	stopped, cancel3 := context.WithCancel(context.Background())
+	cancel3()
+	for _, tc := range []struct {
+		ctx  context.Context
+		want string
+	}{
+		{limit, "the cell ran past its time limit (2s) and was stopped; make it do less work per cell"},
+		{plain, "the cell ran past its deadline and was stopped; make it do less work per cell: context deadline exceeded"},
+		{stopped, "the cell was stopped before it ended: context canceled"},
+	} {
+		<-tc.ctx.Done()
+		err := engine.Interrupted(tc.ctx)
+		if err.Error() != tc.want || fault.KindOf(err) != fault.Timeout {
+			t.Errorf("Interrupted = %q (kind %q), want %q (timeout)", err, fault.KindOf(err), tc.want)
 		}
 	}
 }

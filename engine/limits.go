@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rlm-sandbox/rlm/fault"
@@ -50,4 +53,24 @@ func FinalTooLong(l Limits, n int64, atLeast bool) error {
 	return fault.New(fault.Limit, "the answer (FINAL or FINAL_VAR) is %s, over the cap of %s; answer with a summary instead, "+
 		"and write the full result with write_file (at most %s bytes per file) if it is needed, naming the files in the answer",
 		size, Thousands(int64(l.FinalChars)), Thousands(int64(l.WriteBytes)))
+}
+
+// TimeLimit is the cause of a cell's context when its time limit d passes: the worker sets it,
+// and Interrupted reports it.
+func TimeLimit(d time.Duration) error {
+	return fault.New(fault.Timeout, "the cell ran past its time limit (%v) and was stopped; make it do less work per cell", d)
+}
+
+// Interrupted is the error of a cell that its context stopped: the context's cause when that
+// says what stopped it (TimeLimit), else a timeout that says the deadline passed or the cell
+// was stopped.
+func Interrupted(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if fault.KindOf(cause) != "" {
+		return cause
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return fault.Wrap(fault.Timeout, cause, "the cell ran past its deadline and was stopped; make it do less work per cell")
+	}
+	return fault.Wrap(fault.Timeout, cause, "the cell was stopped before it ended")
 }

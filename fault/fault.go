@@ -106,11 +106,31 @@ func (e *Error) Is(target error) bool {
 	return ok && k == e.Kind
 }
 
-// KindOf returns the kind of err, or "" if err carries none.
+// KindOf returns the kind of err, or "" if err carries none. An error that wraps another of a
+// different kind has its own kind: the outermost one in the chain, in the order errors.Is
+// walks it.
 func KindOf(err error) Kind {
-	for _, k := range Kinds {
-		if errors.Is(err, k) {
-			return k
+	if err == nil {
+		return ""
+	}
+	if k, ok := err.(Kind); ok && slices.Contains(Kinds, k) {
+		return k
+	}
+	if x, ok := err.(interface{ Is(error) bool }); ok {
+		for _, k := range Kinds {
+			if x.Is(k) {
+				return k
+			}
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return KindOf(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if k := KindOf(e); k != "" {
+				return k
+			}
 		}
 	}
 	return ""

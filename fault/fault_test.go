@@ -21,6 +21,10 @@ func TestKindOf(t *testing.T) {
 		{"kind itself", fault.Timeout, fault.Timeout},
 		{"error", fault.New(fault.Limit, "peek length %d exceeds %d", 9, 8), fault.Limit},
 		{"wrapped twice", fmt.Errorf("cell 3: %w", fault.Wrap(fault.Denied, io.EOF, "open")), fault.Denied},
+		// The outer kind wins, wherever the inner one comes in the list of kinds.
+		{"crash of a code error", fault.Wrap(fault.Crashed, fault.New(fault.Code, "undefined: x"), "lost"), fault.Crashed},
+		{"code error of a limit", fmt.Errorf("x: %w", fault.Wrap(fault.Code, fault.New(fault.Limit, "cap"), "")), fault.Code},
+		{"joined", errors.Join(io.EOF, fault.New(fault.Timeout, "late"), fault.New(fault.Code, "bad")), fault.Timeout},
 	}
 	for _, tt := range tests {
 		if got := fault.KindOf(tt.err); got != tt.want {

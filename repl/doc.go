@@ -18,8 +18,9 @@
 // of this very build, and this executable started with the hidden argument __worker otherwise
 // (find.go, DefaultWorker).
 //
-// Every successful cell is journaled (journal.go) with the host results a replay cannot
-// recompute: file tools and sub-calls, bounded per cell and per session. Context tools are not
+// Every cell that ran is journaled (journal.go), a failed one too (a cell stopped by a deadline
+// or a death aside), with the host results a replay cannot recompute: file tools and sub-calls,
+// bounded per cell and per session. Context tools are not
 // kept; a replay recomputes them from the same context files, once it has checked that they did
 // not change. When the worker dies (hard deadline, out of memory, stack overflow, a fatal
 // runtime error, kill -9), the Session starts a new worker and replays the journal under the

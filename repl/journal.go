@@ -6,10 +6,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rlm-sandbox/rlm/fault"
 )
 
-// journal is what a session keeps to rebuild its state in a new worker: the cells that
-// succeeded, in order, each with the host results a replay cannot recompute. Its size is
+// journal is what a session keeps to rebuild its state in a new worker: the cells that ran, in
+// order, each with the host results a replay cannot recompute. A cell that failed while it ran
+// is kept too: what it defined before it failed stays in the session, and later cells may use
+// it. Its size is
 // bounded by Options.JournalBytes: the worker refuses a call whose result would not fit (see
 // the rooms), and the session checks what the worker sends.
 type journal struct {
@@ -17,12 +21,32 @@ type journal struct {
 	bytes   int64 // code and journaled results of all entries
 }
 
-// entry is one successful cell.
+// entry is one cell that ran.
 type entry struct {
+	cell  int // the session's number for the cell, as its messages count cells (from 1)
 	code  string
 	calls json.RawMessage // the journalEntry list the worker returned; never decoded here
 	took  time.Duration   // how long the cell ran: a replay that cannot finish in time is skipped
 	vars  []string        // the session's variables after the cell, to name what a loss loses
+	// failed is the kind of the error the cell ended with, which its replay ends with too;
+	// empty when it succeeded.
+	failed fault.Kind
+}
+
+// replayable reports whether a cell that ended with err is journaled: one that succeeded, or
+// that failed by itself at a point its replay reaches again. A cell the validator refused never
+// ran; a cell stopped by a deadline, its caller or a death stopped at a point a replay would not
+// stop at.
+func replayable(err error) (fault.Kind, bool) {
+	if err == nil {
+		return "", true
+	}
+	switch k := fault.KindOf(err); k {
+	case fault.Rejected, fault.Timeout, fault.Canceled, fault.Crashed:
+		return k, false
+	default:
+		return k, true
+	}
 }
 
 func (e entry) size() int64 { return int64(len(e.code) + len(e.calls)) }
@@ -37,12 +61,14 @@ func (j *journal) rooms(o Options, code string) [2]int64 {
 	return [2]int64{o.CellJournalBytes, max(left, 0)}
 }
 
-// keep journals a cell that succeeded. A cell that left work behind, or whose journal breaks the
-// bounds (only a misbehaving worker sends one), is not kept, and res says so.
+// keep journals a cell that ran (see replayable). A cell that left work behind, or whose
+// journal breaks the bounds (only a misbehaving worker sends one), is not kept, and res says so.
 func (j *journal) keep(o Options, e entry, res *Result) {
-	if res.Err != nil || res.Unreplayable {
+	kind, ok := replayable(res.Err)
+	if !ok || res.notRun || res.Unreplayable {
 		return
 	}
+	e.failed = kind
 	if int64(len(e.calls)) > o.CellJournalBytes+journalSlack || j.bytes+e.size() > o.JournalBytes+journalSlack {
 		res.Unreplayable = true
 		return
@@ -65,14 +91,14 @@ func (j *journal) dropFrom(i int, why error) error {
 		return why
 	}
 	lost := lostVars(j.entries, i)
+	cells := fmt.Sprintf("cell %d was", j.entries[i].cell)
+	if n-i > 1 {
+		cells = fmt.Sprintf("cells %d to %d were", j.entries[i].cell, j.entries[n-1].cell)
+	}
 	for _, e := range j.entries[i:] {
 		j.bytes -= e.size()
 	}
 	j.entries = j.entries[:i]
-	cells := fmt.Sprintf("cell %d of %d was", i+1, n)
-	if n-i > 1 {
-		cells = fmt.Sprintf("cells %d to %d of %d were", i+1, n, n)
-	}
 	if len(lost) == 0 {
 		return fmt.Errorf("%w; %s not replayed: no variable is missing, but the values they changed are as they were before", why, cells)
 	}

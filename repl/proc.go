@@ -288,6 +288,7 @@ func (w *workerProc) result(m wire.Message, o Options) (Result, json.RawMessage,
 	w.vars, w.locals = res.Vars, res.Locals
 	res.Tools, res.ToolCounts = toolsOf(m.Tools)
 	res.Unreplayable = m.Result.Background
+	res.notRun = m.Result.NotRun
 	if m.Result.Rebuild {
 		w.kill() // the session sees a death and rebuilds from the journal
 		return res, nil, errRebuild

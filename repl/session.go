@@ -45,8 +45,8 @@ type Options struct {
 	MaxBackoff    time.Duration // cap of the restart backoff min(2^n s, cap) (default 300 s)
 
 	// The journal keeps what a new worker needs to rebuild the session's state: the code of
-	// every successful cell and the host results a replay cannot recompute (file tools and
-	// sub-calls; context tools are recomputed). A call whose result would take a cell past
+	// every cell that ran (failed ones too) and the host results a replay cannot recompute
+	// (file tools and sub-calls; context tools are recomputed). A call whose result would take a cell past
 	// CellJournalBytes (default 8 MiB), or the session past JournalBytes (default 64 MiB),
 	// fails with a limit error that says so.
 	JournalBytes     int64
@@ -124,7 +124,7 @@ type Result struct {
 	// Vars[i]): type, a short rendering and length, each bounded (see Var).
 	Locals []Var
 
-	// Rebuilt is set when a new worker replayed the journal of earlier successful cells: the
+	// Rebuilt is set when a new worker replayed the journal of earlier cells that ran: the
 	// worker died during this cell (or before it). Lost is set when that replay did not restore
 	// everything, with why and which variables are gone.
 	Rebuilt bool
@@ -146,6 +146,8 @@ type Result struct {
 	// every host call of the cell, by name.
 	Tools      []ToolCall
 	ToolCounts map[string]int
+
+	notRun bool // the cell failed before any of it ran: the journal need not keep it
 }
 
 // ToolCall is one host call of a cell, as recorded for the audit trail.
@@ -166,6 +168,7 @@ type Session struct {
 	deaths   []time.Time
 	degraded error
 	nextID   int64
+	cells    int // the cells Exec was given, which numbers them in messages
 	iso      Isolation
 	in       *inherited // the context files and roots, open for the session's lifetime
 }
@@ -227,6 +230,8 @@ func (s *Session) start(ctx context.Context) error {
 func (s *Session) Exec(ctx context.Context, code string) Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cells++
+	cell := s.cells
 	if s.degraded != nil {
 		return Result{Err: s.degraded}
 	}
@@ -254,7 +259,7 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 	res, calls, death := s.w.exec(ctx, execReq{id: s.nextID, code: code, room: s.journal.rooms(s.opts, code)}, s.opts)
 	res.Deaths, res.RestartsLeft = pre.Deaths, pre.RestartsLeft
 	if death == nil {
-		s.journal.keep(s.opts, entry{code: code, calls: calls, took: time.Since(start), vars: res.Vars}, &res)
+		s.journal.keep(s.opts, entry{cell: cell, code: code, calls: calls, took: time.Since(start), vars: res.Vars}, &res)
 		res.Rebuilt, res.Lost = pre.Rebuilt, pre.Lost
 		return res
 	}
@@ -345,12 +350,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // replay re-runs the journal in the fresh worker, serving the recorded host results; context
 // tools are recomputed from the context files, which must not have changed. A cell whose replay
-// would not end before ctx's deadline is not replayed; on any failure the journal keeps the
-// prefix that replayed, and Lost says what was lost. When ctx ends during the replay, the
-// worker is stopped, the journal is kept whole, and Err says that the next cell rebuilds again.
+// would not end before ctx's deadline is not replayed; a cell that failed must fail the same way
+// again. On any other outcome the journal keeps the prefix that replayed, and Lost says what was
+// lost. When ctx ends during the replay, the worker is stopped, the journal is kept whole, and
+// Err says that the next cell rebuilds again.
 func (s *Session) replay(ctx context.Context) Result {
-	n := len(s.journal.entries)
-	if n > 0 {
+	if len(s.journal.entries) > 0 {
 		if err := s.in.unchanged(); err != nil {
 			return Result{Lost: s.journal.dropFrom(0, err)}
 		}
@@ -358,7 +363,7 @@ func (s *Session) replay(ctx context.Context) Result {
 	for i := 0; i < len(s.journal.entries); i++ {
 		e := s.journal.entries[i]
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < e.took {
-			why := fmt.Errorf("cell %d of %d took %v to run, and only %v remain before the deadline", i+1, n, e.took.Round(time.Millisecond), max(time.Until(dl), 0).Round(time.Millisecond))
+			why := fmt.Errorf("cell %d took %v to run, and only %v remain before the deadline", e.cell, e.took.Round(time.Millisecond), max(time.Until(dl), 0).Round(time.Millisecond))
 			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, why)}
 		}
 		s.nextID++
@@ -366,13 +371,13 @@ func (s *Session) replay(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			s.w.killWait()
 			s.w = nil
-			return Result{Err: fault.Stopped(ctx, fmt.Sprintf("rebuilding the session's state was stopped at cell %d of %d; the next cell rebuilds it again", i+1, n))}
+			return Result{Err: fault.Stopped(ctx, fmt.Sprintf("rebuilding the session's state was stopped at cell %d; the next cell rebuilds it again", e.cell))}
 		}
 		if death != nil {
 			// The cell killed the new worker too: drop it, so the next rebuild gets past it.
 			s.w.killWait()
 			s.w = nil
-			lost := fmt.Errorf("replaying cell %d of %d killed the worker, so it was dropped from the journal: %w", i+1, n, death)
+			lost := fmt.Errorf("replaying cell %d killed the worker, so it was dropped from the journal: %w", e.cell, death)
 			s.journal.drop(i)
 			var r Result
 			if err := s.died(&r, death); err != nil {
@@ -380,11 +385,27 @@ func (s *Session) replay(ctx context.Context) Result {
 			}
 			return Result{Rebuilt: i > 0, Lost: lost}
 		}
-		if res.Err != nil {
-			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, fmt.Errorf("replaying cell %d of %d failed: %w", i+1, n, res.Err))}
+		if err := replayedAs(e, res.Err); err != nil {
+			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, err)}
 		}
 	}
 	return Result{Rebuilt: true}
+}
+
+// replayedAs says why a replay of e that ended with err did not end as e did, or nil if it did:
+// without an error, or, for a cell that failed, with an error of the same kind.
+func replayedAs(e entry, err error) error {
+	switch {
+	case err == nil && e.failed == "":
+		return nil
+	case err == nil:
+		return fmt.Errorf("cell %d failed (%s) when it ran, and its replay did not", e.cell, e.failed)
+	case e.failed == "":
+		return fmt.Errorf("replaying cell %d failed: %w", e.cell, err)
+	case fault.KindOf(err) == e.failed:
+		return nil
+	}
+	return fmt.Errorf("replaying cell %d, which failed (%s) when it ran, failed otherwise: %w", e.cell, e.failed, err)
 }
 
 // Var is one of the session's variables as a cell left it: its name, its type as a model would

@@ -6,7 +6,7 @@ import "unicode/utf8"
 // side that gets another version stops: a worker binary from another build is never used
 // silently. Change it with any change to a message below; TestShapeIsVersioned holds the shape
 // that goes with each version.
-const Version = 5
+const Version = 6
 
 // The operations, Message.Op.
 //

@@ -140,6 +140,9 @@ type Result struct {
 	// left running): the parent replaces the worker and replays the journal, which never holds
 	// this cell.
 	Rebuild bool `json:"rebuild,omitempty"`
+	// NotRun is set when the cell failed before any of it ran and left the session as it was:
+	// the parent does not journal it.
+	NotRun bool `json:"not_run,omitempty"`
 }
 
 // Error is an error as it crosses the protocol, either way: a fault kind, a message, a

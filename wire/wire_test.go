@@ -18,6 +18,7 @@ var shapes = map[int]string{
 	3: "88d46ec6204ca633", // Error.Pos is a fault.Position (file, offset, line, col), not a string
 	4: "94b9e2cea0a081a2", // Init.Tools: the session's own tools, which the worker's engines declare
 	5: "3741113f9f85004a", // Init.Limits.TallyResults: the cap of tally()
+	6: "e43456e7d671f892", // Result.NotRun: a cell that failed before it ran is not journaled
 }
 
 // TestShapeIsVersioned fails when the messages change and Version does not: a worker binary of

@@ -74,10 +74,10 @@ func (r *jsRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 	opts := append(parseOpts(validate), validator.JSDeclared(r.e.Vars()))
 	res, err := validator.Validate(source.JS, "cell.js", src, validator.Policy{}, opts...)
 	if err != nil {
-		return engine.Result{Err: err}
+		return engine.Result{Err: err, NotRun: true}
 	}
 	if res.JS == nil || len(res.Findings) > 0 {
-		return engine.Result{Err: rejection(res.Findings)}
+		return engine.Result{Err: rejection(res.Findings), NotRun: true}
 	}
 	return r.e.Exec(ctx, res.JS)
 }
@@ -94,10 +94,10 @@ func (r *goRunner) Run(ctx context.Context, src []byte, validate bool) engine.Re
 	opts := append(parseOpts(validate), validator.GoFileSet(r.e.FileSet()))
 	res, err := validator.Validate(source.Go, "cell.go", src, validator.Policy{}, opts...)
 	if err != nil {
-		return engine.Result{Err: err}
+		return engine.Result{Err: err, NotRun: true}
 	}
 	if res.Go == nil || len(res.Findings) > 0 {
-		return engine.Result{Err: rejection(res.Findings)}
+		return engine.Result{Err: rejection(res.Findings), NotRun: true}
 	}
 	if !validate {
 		return r.e.ExecUnchecked(ctx, res.Go) // the lower layers alone: no type checker either

@@ -221,7 +221,7 @@ func (wk *worker) runCell(runner Runner, cfg Config, m wire.Message) (*wire.Resu
 	ctx := context.Background()
 	if cfg.SoftTimeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.SoftTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.SoftTimeout, engine.TimeLimit(cfg.SoftTimeout))
 		defer cancel()
 	}
 	before := interpreterGoroutines()
@@ -248,6 +248,7 @@ func (wk *worker) runCell(runner Runner, cfg Config, m wire.Message) (*wire.Resu
 	return &wire.Result{
 		Stdout: r.Stdout, Truncated: r.Truncated, Final: finalValue(r.Final),
 		Err: wire.ErrorOf(r.Err), Vars: vars, Locals: locals, Background: bg, Rebuild: r.Rebuild || bg,
+		NotRun: r.NotRun,
 	}, journal, &log
 }
 

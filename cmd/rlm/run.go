@@ -310,8 +310,8 @@ $RLM_HOME/work (RLM_HOME defaults to ~/.rlm). write_file refuses rlm.toml and na
 with a dot, which rlm and other tools read. The worker gets each root as an open descriptor and
 runs as an unprivileged uid (65534 when rlm runs as root), so a root must let that uid in: rlm
 hands the default workspace to it, but never changes a directory you name; a --root or --out
-the worker cannot use stops the run with the reason, and a --ctx directory it cannot read is
-left out. A root is reached by the path you named it by (through a symbolic link) as well as
+the worker cannot use stops the run with the reason, and the directory of a --ctx file that
+it cannot read is left out (--ctx takes files only; pass a directory with --root). A root is reached by the path you named it by (through a symbolic link) as well as
 its real path. RLM_HOME is never reachable, whatever the roots (the default workspace inside
 it aside).`
 

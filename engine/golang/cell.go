@@ -152,7 +152,7 @@ func (c *cell) compileError(err error, src ast.Node) error {
 
 func (c *cell) runError(ctx context.Context, err error, src ast.Node) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &fault.Error{Kind: fault.Timeout, Msg: "the cell was interrupted: " + ctx.Err().Error() + "; make it do less work per cell", Err: err}
+		return engine.Interrupted(ctx)
 	}
 	e := &fault.Error{Kind: fault.Code, Msg: err.Error(), Err: err}
 	var p interp.Panic

@@ -165,7 +165,7 @@ func (e *Engine) execute(ctx context.Context, u *source.GoUnit, checked bool) en
 	e.gen.Add(1)
 	e.withState(func(st *cellState) { *st = cellState{ctx: ctx, at: -1} })
 	err := e.safeExec(ctx, u, checked)
-	res := engine.Result{Stdout: e.out.String(), Truncated: e.out.truncated(), Final: e.snapshot().final, Err: err}
+	res := engine.Result{Stdout: e.out.String(), Truncated: e.out.truncated(), Final: e.snapshot().final, Err: err, NotRun: isCompileError(err)}
 	e.withState(func(st *cellState) { *st = cellState{} })
 	return res
 }

@@ -136,11 +136,11 @@ func (e *Engine) Exec(ctx context.Context, unit *source.JSUnit) engine.Result {
 		return engine.Result{Err: fault.New(fault.Crashed, "the JS engine is closed")}
 	}
 	if unit == nil || unit.Program == nil {
-		return engine.Result{Err: fault.New(fault.Code, "no program to run")}
+		return engine.Result{Err: fault.New(fault.Code, "no program to run"), NotRun: true}
 	}
 	prg, err := e.compile(unit)
 	if err != nil {
-		return engine.Result{Err: err}
+		return engine.Result{Err: err, NotRun: true}
 	}
 	st := &cellState{ctx: ctx, out: output{cap: e.cfg.Limits.OutputChars}}
 	e.cell, e.hostErrs = st, map[*goja.Object]error{}

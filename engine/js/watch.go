@@ -8,6 +8,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/rlm-sandbox/rlm/engine"
 	"github.com/rlm-sandbox/rlm/fault"
 )
 
@@ -33,7 +34,7 @@ func watch(ctx context.Context, vm *goja.Runtime, limit uint64) (stop func()) {
 			case <-done:
 				return
 			case <-ctx.Done():
-				vm.Interrupt(fault.Wrap(fault.Timeout, ctx.Err(), "cell interrupted by its deadline"))
+				vm.Interrupt(engine.Interrupted(ctx))
 				return
 			case <-tick.C:
 				if h.over() {

@@ -589,6 +589,77 @@ for line in data.split("\n"):
 print(total, counts.get("error", 0), counts.get("INFO", 0), counts.get("WARN", 0), counts.get("", 0))`,
 	},
 	{
+		Name: "call-package", Input: "log", Imports: []string{"fmt", "strings"},
+		Note: "four calls of package functions per line on short strings, and little else: the cost of a call from interpreted code into compiled Go",
+		Body: `errs, pays, slash, upper := 0, 0, 0, 0
+for _, line := range strings.Split(data, "\n") {
+	if len(line) < 30 {
+		continue
+	}
+	if strings.HasPrefix(line[24:], "ERROR") {
+		errs++
+	}
+	if strings.Contains(line[24:40], "pay") {
+		pays++
+	}
+	slash += strings.IndexByte(line[60:], '/')
+	upper += len(strings.ToUpper(line[24:28]))
+}
+fmt.Println(errs, pays, slash, upper)`,
+		Py: `errs = pays = slash = upper = 0
+for line in data.split("\n"):
+    if len(line) < 30:
+        continue
+    if line[24:].startswith("ERROR"):
+        errs += 1
+    if "pay" in line[24:40]:
+        pays += 1
+    slash += line[60:].find("/")
+    upper += len(line[24:28].upper())
+print(errs, pays, slash, upper)`,
+	},
+	{
+		Name: "call-func", Input: "log", Imports: []string{"fmt", "strings"},
+		Note: "two small functions the cell declares, called per line: the cost of a call of interpreted code",
+		Decls: `func isLevel(line, level string) bool {
+	return len(line) > 24+len(level) && line[24:24+len(level)] == level
+}
+
+func width(line string) int {
+	if len(line) > 100 {
+		return 100
+	}
+	return len(line)
+}`,
+		Body: `errs, warns, total := 0, 0, 0
+for _, line := range strings.Split(data, "\n") {
+	if isLevel(line, "ERROR") {
+		errs++
+	}
+	if isLevel(line, "WARN") {
+		warns++
+	}
+	total += width(line)
+}
+fmt.Println(errs, warns, total)`,
+		Py: `def is_level(line, level):
+    return len(line) > 24 + len(level) and line[24:24 + len(level)] == level
+
+def width(line):
+    if len(line) > 100:
+        return 100
+    return len(line)
+
+errs = warns = total = 0
+for line in data.split("\n"):
+    if is_level(line, "ERROR"):
+        errs += 1
+    if is_level(line, "WARN"):
+        warns += 1
+    total += width(line)
+print(errs, warns, total)`,
+	},
+	{
 		Name: "generics", Input: "log", Imports: []string{"fmt", "strings"},
 		Note: "generic Map and Filter with function arguments over the lines",
 		Decls: `func Map[T, U any](xs []T, f func(T) U) []U {

@@ -7,7 +7,8 @@
 //	go run ./scripts/taskbench -keep /tmp/tb        # keep the inputs, cells and programs there
 //
 // It generates taskset's inputs once (taskset.Generate, taskset.Seed), builds rlm once
-// (CGO_ENABLED=0, stamped) and runs each task's cell, in each language, as a whole process:
+// (CGO_ENABLED=0, stamped, with rlm-worker beside it as the README installs them) and runs each
+// task's cell, in each language, as a whole process:
 //
 //   - rlm: `rlm run --json --script CELL --ctx INPUT…` with a scratch RLM_HOME, so start-up,
 //     confinement, the worker, the validator and the engine (yaegi for Go, goja for JS) are in
@@ -252,10 +253,11 @@ func access(src string) string {
 	return strings.Join(used, "+")
 }
 
-// buildRLM builds rlm as a release build is made: static, stamped.
+// buildRLM builds rlm as a release build is made and as the README installs it: static,
+// stamped, with rlm-worker beside it (the worker it starts when that is of the same build).
 func buildRLM(root, dir string) (string, error) {
 	bin := filepath.Join(dir, "rlm")
-	cmd := exec.Command("go", "build", "-ldflags=-X=github.com/rlm-sandbox/rlm/wire.stamp=bench", "-o", bin, "./cmd/rlm")
+	cmd := exec.Command("go", "build", "-ldflags=-X=github.com/rlm-sandbox/rlm/wire.stamp=bench", "-o", dir+string(filepath.Separator), "./cmd/rlm", "./cmd/rlm-worker")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
