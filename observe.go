@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,7 +162,7 @@ func (o *recorder) Iteration(it controller.Iteration) {
 	sp := o.r.client.Spent()
 	o.warn(o.rec.DB.RecordSpent(context.Background(), o.rec.Task, record.Spent(sp)))
 	o.mu.Unlock()
-	msg := fmt.Sprintf("iteration %d: %s, %s; used so far: %s, %s, cost %s", it.Step, cellsLabel(it.Cells), counted(len(it.SubCalls), "sub-call"), counted(sp.Calls, "API call"), counted(sp.Tokens, "token"), sp.Cost)
+	msg := fmt.Sprintf("iteration %d: %s, %s%s", it.Step, cellsLabel(it.Cells), counted(len(it.SubCalls), "sub-call"), spentSoFar(usageOf(sp, 0, 0)))
 	o.prog.line("%s", msg)
 	o.prog.emit(Event{Kind: EventIteration, Step: it.Step, Message: msg})
 }
@@ -173,29 +175,37 @@ func counted(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// cellsLabel counts an iteration's cells and says how many failed, with the first failure's
-// kind: "3 cells (1 failed: code)".
+// cellsLabel counts an iteration's cells and says how many failed, with the kinds of the
+// failures in the order they came, and whether the REPL restarted: "3 cells (2 failed:
+// rejected, crashed; the REPL restarted)".
 func cellsLabel(cells []controller.Cell) string {
-	failed, kind := 0, ""
+	failed, restarted := 0, false
+	var kinds []string
 	for _, c := range cells {
-		if c.Result.Err != nil {
-			if failed == 0 {
-				kind = string(fault.KindOf(c.Result.Err))
-			}
-			failed++
+		restarted = restarted || c.Result.Rebuilt
+		if c.Result.Err == nil {
+			continue
+		}
+		failed++
+		if k := string(fault.KindOf(c.Result.Err)); k != "" && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
 		}
 	}
-	label := fmt.Sprintf("%d cells", len(cells))
-	if len(cells) == 1 {
-		label = "1 cell"
-	}
+	var notes []string
 	switch {
-	case failed == 0:
-		return label
-	case kind == "":
-		return fmt.Sprintf("%s (%d failed)", label, failed)
+	case failed > 0 && len(kinds) > 0:
+		notes = append(notes, fmt.Sprintf("%d failed: %s", failed, strings.Join(kinds, ", ")))
+	case failed > 0:
+		notes = append(notes, fmt.Sprintf("%d failed", failed))
 	}
-	return fmt.Sprintf("%s (%d failed: %s)", label, failed, kind)
+	if restarted {
+		notes = append(notes, "the REPL restarted")
+	}
+	label := counted(len(cells), "cell")
+	if len(notes) > 0 {
+		label += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return label
 }
 
 // apiCall is the model client's Observer: every attempt goes to the audit trail, and to the

@@ -12,8 +12,9 @@ import (
 // takes longer than that; on a terminal (Options.Status) one status line is drawn after as long,
 // and redrawn in place every drawEvery from then on.
 const (
-	progressEvery = 5 * time.Second
-	drawEvery     = time.Second
+	progressEvery  = 5 * time.Second
+	progressMaxGap = time.Minute
+	drawEvery      = time.Second
 )
 
 // busy is what a run waits on (controller.Observer.Busy), and the timer of its progress lines.
@@ -44,9 +45,11 @@ func (p *reporter) Busy(what string) {
 }
 
 // schedule sets the timer of the next progress line of work gen, or of the next redraw of the
-// status line, which follows the first every drawEvery. p.mu is held.
+// status line, which follows the first every drawEvery. Lines (not a terminal) come further
+// apart as the work goes on: the next after as long as the work has run so far, at most
+// progressMaxGap, so that a two-minute cell writes 6 lines, not 24. p.mu is held.
 func (p *reporter) schedule(gen int) {
-	every := p.every
+	every := min(max(p.every, time.Since(p.busy.since)), max(p.every, progressMaxGap))
 	if p.status != nil {
 		every = p.drawEvery
 	}

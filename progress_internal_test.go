@@ -143,3 +143,18 @@ func TestSpentSoFar(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressLinesSpreadOut: without a terminal, each progress line comes after as long as the
+// work has run so far (at most a minute apart): a long cell writes a few lines, not one every
+// interval.
+func TestProgressLinesSpreadOut(t *testing.T) {
+	var out lockedBuffer
+	p := newReporter(settings{Options: Options{Progress: &out, Name: "root"}})
+	p.every = 20 * time.Millisecond
+	p.Busy("running cell 1 of 1")
+	time.Sleep(500 * time.Millisecond) // lines near 20, 40, 80, 160 and 320 ms; not 25 of them
+	p.Busy("")
+	if n := strings.Count(out.String(), "still running"); n < 2 || n > 7 {
+		t.Errorf("%d progress lines in 500 ms at a first interval of 20 ms; want about 5:\n%s", n, out.String())
+	}
+}

@@ -119,3 +119,33 @@ func TestFeedbackBounded(t *testing.T) {
 		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*limits.FeedbackChars)
 	}
 }
+
+// TestFeedbackShares: the blocks of a reply share the feedback: one that prints little leaves
+// the rest to the others, and none gets less than limits.MinBlockChars.
+func TestFeedbackShares(t *testing.T) {
+	min := limits.MinBlockChars
+	for _, tc := range []struct {
+		need  []int
+		total int
+		want  []int
+	}{
+		{[]int{50_000, 200}, 20_000, []int{19_800, 200}},
+		{[]int{50_000, 50_000}, 20_000, []int{10_000, 10_000}},
+		{[]int{100, 200, 300}, 20_000, []int{100, 200, 300}},
+		{[]int{30_000, 5_000, 30_000}, 20_000, []int{7_500, 5_000, 7_500}},
+		{[]int{0, 90_000}, 20_000, []int{0, 20_000}},
+		{[]int{9_000, 9_000, 9_000}, 2_000, []int{min, min, min}},
+		{nil, 20_000, []int{}},
+	} {
+		got := shares(tc.need, tc.total)
+		want := tc.want
+		for i := range want { // a block that needs less than the minimum may show the minimum
+			if tc.need[i] < min {
+				want[i] = min
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("shares(%v, %d) = %v, want %v", tc.need, tc.total, got, want)
+		}
+	}
+}

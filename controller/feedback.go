@@ -1,9 +1,11 @@
 package controller
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,11 +43,11 @@ func (f *feedbackBuilder) cell(i, n int, code string, res repl.Result, limit int
 	if res.Err != nil {
 		fmt.Fprintf(&f.b, "Error (%s): %s\n%s", kindName(res.Err), clip(res.Err.Error(), limit), sourceLine(code, res.Err.Error()))
 		if errors.Is(res.Err, fault.Timeout) {
-			printed := "the output above is what it printed before that"
+			printed := "the output above is what it printed before it was stopped"
 			if res.Stdout == "" {
-				printed = "it printed nothing before that"
+				printed = "it printed nothing before it was stopped"
 			}
-			fmt.Fprintf(&f.b, "The block ran past the block time limit (%s) and was stopped; %s. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout), printed)
+			fmt.Fprintf(&f.b, "The block time limit is %s; %s. Do less in one block: narrow the work with search or count first, or split it across blocks.\n", human(f.blockTimeout), printed)
 		}
 	}
 	if res.Rebuilt {
@@ -71,8 +73,9 @@ func (f *feedbackBuilder) cell(i, n int, code string, res repl.Result, limit int
 
 // vars lists the session's variables, each with its type and length when the engine gave them
 // (locals): "Variables: lines []string(48213), counts map[string]int(17), n int". partial are
-// those only a failed block introduced, listed apart: they exist, as far as the block got.
-func (f *feedbackBuilder) vars(names, partial []string, locals []repl.Var) {
+// those only a failed block introduced, listed apart: they exist, as far as the block got;
+// unkept says that a restart would lose some of them (a block the time limit stopped).
+func (f *feedbackBuilder) vars(names, partial []string, unkept bool, locals []repl.Var) {
 	byName := make(map[string]repl.Var, len(locals))
 	for _, v := range locals {
 		byName[v.Name] = v
@@ -91,7 +94,11 @@ func (f *feedbackBuilder) vars(names, partial []string, locals []repl.Var) {
 		f.b.WriteString("Variables: none yet.\n")
 	}
 	if len(partial) > 0 {
-		fmt.Fprintf(&f.b, "Variables a failed block introduced (they hold what it set before it stopped, if anything): %s\n", labels(partial))
+		restart := ""
+		if unkept {
+			restart = "; those of a block stopped by a limit are lost if the REPL restarts"
+		}
+		fmt.Fprintf(&f.b, "Variables a failed block introduced (they hold what it set before it stopped, if anything%s): %s\n", restart, labels(partial))
 	}
 }
 
@@ -131,10 +138,38 @@ func plural(n int, one, many string) string {
 // text is the whole message, clipped to limit characters (head and tail) as a last guard.
 func (f *feedbackBuilder) text(limit int) string { return clip(f.b.String(), limit) }
 
-// perBlock is each block's share of the feedback: the whole budget divided among the blocks,
-// but never less than limits.MinBlockChars.
+// perBlock is each block's share of the feedback when all need more than it: the whole budget
+// divided among the blocks, but never less than limits.MinBlockChars.
 func perBlock(total, blocks int) int {
 	return max(total/max(blocks, 1), limits.MinBlockChars)
+}
+
+// shares divides the feedback's total characters among blocks that need need[i] each: a block
+// that needs less than an even share of what is left gets what it needs, and the rest is divided
+// evenly among the others, none getting less than limits.MinBlockChars (water-filling).
+func shares(need []int, total int) []int {
+	order := make([]int, len(need))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(need[a], need[b]) })
+	out := make([]int, len(need))
+	left := total
+	for k, i := range order {
+		used := min(need[i], left/(len(need)-k))
+		out[i] = max(used, limits.MinBlockChars)
+		left -= used
+	}
+	return out
+}
+
+// need is the characters of a block's output and error, which its feedback shows.
+func need(res repl.Result) int {
+	n := utf8.RuneCountInString(res.Stdout)
+	if res.Err != nil {
+		n += utf8.RuneCountInString(res.Err.Error())
+	}
+	return n
 }
 
 // errPos finds the first position of a block in an error message: "cell.js:5:88: ...".

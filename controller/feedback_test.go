@@ -31,7 +31,7 @@ func TestTimeoutStreakNamesCellTimeout(t *testing.T) {
 	if !errors.Is(out.Err, fault.Timeout) || !strings.Contains(out.Err.Error(), "block time limit (300ms): raise --cell-timeout") {
 		t.Fatalf("got %v; want a timeout naming the block time limit and --cell-timeout", out.Err)
 	}
-	if fb := lastFeedback(m, 1); !strings.Contains(fb, "ran past the block time limit (300ms)") {
+	if fb := lastFeedback(m, 1); !strings.Contains(fb, "The block time limit is 300ms") || strings.Count(fb, "ran past") != 1 {
 		t.Errorf("feedback after a timed-out block = %q; want the limit named", fb)
 	}
 }
@@ -74,6 +74,29 @@ func TestFailedBlockVariables(t *testing.T) {
 		if got := line(fb, partial); got != tc.failed {
 			t.Errorf("after reply %d: a failed block's variables %q; want %q", tc.call, got, tc.failed)
 		}
+	}
+}
+
+// TestTimedOutBlockVariables: the variables of a block the time limit stopped are listed apart
+// with the warning that a restart loses them (that block is not replayed); those of a block that
+// failed by itself come back after a restart, and get no such warning.
+func TestTimedOutBlockVariables(t *testing.T) {
+	m := &scripted{replies: []string{
+		fenced("js", `let thrown = 1; throw new Error("boom")`),
+		fenced("js", `let slow = 1; for (let i = 0; i < 1e15; i++) { slow += i % 7 }`),
+		fenced("js", `FINAL("done")`),
+	}}
+	cfg := cfgFor(t, "js", m)
+	cfg.Session.CellTimeout = 300 * time.Millisecond
+	if out := Run(context.Background(), cfg); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	const warn = "; those of a block stopped by a limit are lost if the REPL restarts"
+	if fb := lastFeedback(m, 1); !strings.Contains(fb, "Variables a failed block introduced (they hold what it set before it stopped, if anything): thrown") {
+		t.Errorf("after a block that threw: %q; want its variable listed apart, without the warning", fb)
+	}
+	if fb := lastFeedback(m, 2); !strings.Contains(fb, "if anything"+warn+"): ") || !strings.Contains(fb, "slow") {
+		t.Errorf("after a timed-out block: %q; want the warning", fb)
 	}
 }
 
@@ -280,7 +303,7 @@ func TestOversizedBatchIsRefusedAlone(t *testing.T) {
 	if !errors.Is(out.Err, fault.Limit) || !strings.Contains(out.Err.Error(), "sub-call cap reached: 3 of 3 sub-calls used") {
 		t.Fatalf("got %v; want the run ended by the exhausted cap", out.Err)
 	}
-	want := "this call asks for 5 sub-calls, but 3 of the run's 3 are left and none was made: send at most 3 prompts"
+	want := "this call asks for 5 sub-calls, but 3 of the run's 3 are left and none was made: call it again with at most 3 prompts in all (put several slices in each prompt); those are the last sub-calls of the run"
 	if fb := lastFeedback(m, 1); !strings.Contains(fb, want) {
 		t.Errorf("feedback after the oversized batch:\n%s\nwant %q", fb, want)
 	}
@@ -296,11 +319,11 @@ func TestOversizedBatchIsRefusedAlone(t *testing.T) {
 // the output above only when there is some.
 func TestTimeoutFeedbackSaysWhatPrinted(t *testing.T) {
 	for _, c := range []struct{ stdout, want string }{
-		{"", "and was stopped; it printed nothing before that."},
-		{"partial\n", "and was stopped; the output above is what it printed before that."},
+		{"", "The block time limit is 2 min; it printed nothing before it was stopped."},
+		{"partial\n", "The block time limit is 2 min; the output above is what it printed before it was stopped."},
 	} {
 		f := &feedbackBuilder{blockTimeout: 2 * time.Minute}
-		f.cell(0, 1, "x := 1", repl.Result{Stdout: c.stdout, Err: fault.New(fault.Timeout, "the cell was interrupted")}, 1000)
+		f.cell(0, 1, "x := 1", repl.Result{Stdout: c.stdout, Err: fault.New(fault.Timeout, "the cell ran past its time limit (2m0s) and was stopped; make it do less work per cell")}, 1000)
 		if got := f.b.String(); !strings.Contains(got, c.want) {
 			t.Errorf("stdout %q: got %q, want it to contain %q", c.stdout, got, c.want)
 		}

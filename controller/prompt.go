@@ -133,7 +133,7 @@ func limitLines(cfg Config, lim engine.Limits) []string {
 	} else {
 		lines = append(lines, "Model budget: your replies and sub-calls share the run's model budget; when it is spent, the run ends.")
 	}
-	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks (all but those stopped by the time limit), so their variables come back; the %s crash within %s ends the run.",
+	return append(lines, fmt.Sprintf("Crashes: when the REPL process dies (out of memory, a fatal error), it restarts and replays your earlier blocks (all but those a time or memory limit stopped), so their variables come back; the %s crash within %s ends the run.",
 		ordinal(cfg.Session.MaxRestarts+1), human(cfg.Session.RestartWindow)))
 }
 

@@ -69,7 +69,7 @@ type run struct {
 	final *string
 
 	failedStreak int
-	ghosts       map[string]bool // variables only a failed block introduced (see noteVars)
+	ghosts       map[string]bool // variables only a failed block introduced, true when a restart would lose them (see noteVars)
 }
 
 func (r *run) loop(ctx context.Context) Outcome {
@@ -166,6 +166,7 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		blocks = blocks[:r.cfg.MaxBlocks]
 	}
 	oc := outcome{failed: true, denied: true}
+	var results []repl.Result
 	for i, code := range blocks {
 		start := time.Now()
 		before := r.sess.Vars()
@@ -177,13 +178,21 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		it.Cells = append(it.Cells, c)
 		it.SubCalls = append(it.SubCalls, c.SubCalls...)
 		r.cfg.Observer.Cell(c)
-		fb.cell(i, len(blocks), code, res, perBlock(r.cfg.FeedbackChars, len(blocks)))
+		results = append(results, res)
 		oc.add(res.Err)
 		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
 			return "", oc, err
 		}
 	}
-	fb.vars(r.vars(), r.partialVars(), r.sess.Locals())
+	needs := make([]int, len(results))
+	for i, res := range results {
+		needs[i] = need(res)
+	}
+	for i, limit := range shares(needs, r.cfg.FeedbackChars) {
+		fb.cell(i, len(blocks), blocks[i], results[i], limit)
+	}
+	partial, unkept := r.partialVars()
+	fb.vars(r.vars(), partial, unkept, r.sess.Locals())
 	return fb.text(2 * r.cfg.FeedbackChars), oc, nil
 }
 

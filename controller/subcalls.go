@@ -102,7 +102,7 @@ func (h *subHost) reserve(n int, batch bool) error {
 	case h.calls+n > h.cfg.MaxSubCalls:
 		// Some are left: refuse this call only, so that the code can send fewer, larger prompts.
 		left := h.cfg.MaxSubCalls - h.calls
-		return fault.New(fault.Limit, "this call asks for %d sub-calls, but %d of the run's %d are left and none was made: send at most %d prompts (put several slices in each), then call again", n, left, h.cfg.MaxSubCalls, left)
+		return fault.New(fault.Limit, "this call asks for %d sub-calls, but %d of the run's %d are left and none was made: call it again with at most %d prompts in all (put several slices in each prompt); those are the last sub-calls of the run", n, left, h.cfg.MaxSubCalls, left)
 	default:
 		h.calls += n
 		if batch {

@@ -16,7 +16,7 @@ func (r *run) noteVars(before []string, res repl.Result, code string) {
 	if res.Err != nil {
 		for _, v := range r.sess.Vars() {
 			if !slices.Contains(before, v) {
-				r.ghosts[v] = true
+				r.ghosts[v] = r.ghosts[v] || !res.Kept()
 			}
 		}
 		return
@@ -35,7 +35,7 @@ var identRE = regexp.MustCompile(`[\pL_$][\pL\pN_$]*`)
 func (r *run) vars() []string {
 	var out []string
 	for _, v := range r.sess.Vars() {
-		if !r.ghosts[v] {
+		if _, ghost := r.ghosts[v]; !ghost {
 			out = append(out, v)
 		}
 	}
@@ -43,13 +43,13 @@ func (r *run) vars() []string {
 }
 
 // partialVars is the variables only a failed block introduced: they exist, but may hold what
-// the block set before it stopped, or nothing.
-func (r *run) partialVars() []string {
-	var out []string
+// the block set before it stopped, or nothing. unkept is set when a restart would lose some.
+func (r *run) partialVars() (partial []string, unkept bool) {
 	for _, v := range r.sess.Vars() {
-		if r.ghosts[v] {
-			out = append(out, v)
+		if lost, ghost := r.ghosts[v]; ghost {
+			partial = append(partial, v)
+			unkept = unkept || lost
 		}
 	}
-	return out
+	return partial, unkept
 }

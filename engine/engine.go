@@ -23,8 +23,10 @@ type Result struct {
 	// Rebuild is set when the engine is left unusable, such as a heap still over its limit
 	// after the cell failed: the session should replace the worker and replay its journal.
 	Rebuild bool
-	// NotRun is set when the cell failed before any of it ran (it did not parse or compile)
-	// and left the engine as it was: a replay of the session need not repeat it.
+	// NotRun is set when the cell failed before any of it ran (it did not parse, type-check
+	// or compile): a replay of the session does not repeat it. yaegi may keep names whose
+	// compilation failed, with zero values; a replay does not bring them back, and the replay of
+	// a later cell that used one reports it (repl's replayedAs).
 	NotRun bool
 }
 

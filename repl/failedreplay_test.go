@@ -2,8 +2,10 @@ package repl
 
 import (
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rlm-sandbox/rlm/fault"
 )
@@ -44,27 +46,33 @@ func TestReplayKeepsWhatFailedCellsDefined(t *testing.T) {
 	}
 }
 
-// A replay that cannot reproduce a cell names the cells it drops by the session's numbers, and a
-// failed cell must fail again, with the same kind.
+// A replay that cannot reproduce a cell names the cells it drops by the session's numbers. A
+// failed cell must fail again with the same kind and message, after running, and every cell must
+// bring back the variables it introduced.
 func TestReplayedAs(t *testing.T) {
 	boom := fault.New(fault.Code, "boom")
+	failed := entry{cell: 4, failed: fault.Code, failure: "boom"}
 	for _, tc := range []struct {
 		e    entry
-		err  error
+		res  Result
 		want string // "" for a replay that ended as the cell did
 	}{
-		{entry{cell: 3}, nil, ""},
-		{entry{cell: 3, failed: fault.Code}, boom, ""},
-		{entry{cell: 3}, boom, "replaying cell 3 failed: boom"},
-		{entry{cell: 4, failed: fault.Code}, nil, "cell 4 failed (code) when it ran, and its replay did not"},
-		{entry{cell: 5, failed: fault.Limit}, boom, "replaying cell 5, which failed (limit) when it ran, failed otherwise: boom"},
+		{entry{cell: 3}, Result{}, ""},
+		{failed, Result{Err: boom}, ""},
+		{entry{cell: 3}, Result{Err: boom}, "replaying cell 3 failed: boom"},
+		{failed, Result{}, "cell 4 failed (code) when it ran, and its replay did not"},
+		{failed, Result{Err: fault.New(fault.Code, "x is not defined")}, "replaying cell 4, which failed when it ran (boom), failed otherwise: x is not defined"},
+		{failed, Result{Err: fault.New(fault.Limit, "boom")}, "replaying cell 4, which failed when it ran (boom), failed otherwise: boom"},
+		{failed, Result{Err: boom, notRun: true}, "replaying cell 4, which failed when it ran (boom), failed otherwise: boom"},
+		{entry{cell: 5, added: []string{"a", "b"}}, Result{Vars: []string{"a", "z"}}, "replaying cell 5 did not bring back b, which it introduced when it ran"},
+		{entry{cell: 5, added: []string{"a"}}, Result{Vars: []string{"a", "z"}}, ""},
 	} {
 		got := ""
-		if err := replayedAs(tc.e, tc.err); err != nil {
+		if err := replayedAs(tc.e, tc.res); err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("replayedAs(%+v, %v) = %q, want %q", tc.e, tc.err, got, tc.want)
+			t.Errorf("replayedAs(%+v, %+v) = %q, want %q", tc.e, tc.res, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {
@@ -86,5 +94,38 @@ func TestReplayedAs(t *testing.T) {
 	}
 	if len(j.entries) != 1 {
 		t.Errorf("dropFrom kept %d entries, want 1", len(j.entries))
+	}
+}
+
+// A failed cell that used what a timed-out cell (never journaled) defined fails otherwise when
+// it is replayed: the rebuild says what was lost, instead of saying that everything is back.
+func TestReplayOfFailedCellChecksHowItFailed(t *testing.T) {
+	cells := map[string][3]string{
+		"go": {"x := 5\nn := 0\nfor i := 0; i < 1<<40; i++ {\n\tn += i\n}", "y := x * 2\npanic(\"boom\")", "print(y)"},
+		"js": {"let x = 5; let n = 0; for (let i = 0; i < 2 ** 40; i++) n += i", "let y = x * 2; throw new Error(\"boom\")", "print(y)"},
+	}
+	for lang, c := range cells {
+		t.Run(lang, func(t *testing.T) {
+			o := realOptions(t, lang)
+			o.CellTimeout, o.KillGrace = 300*time.Millisecond, 2*time.Second
+			s := open(t, o)
+			if r := run(t, s, c[0]); !errors.Is(r.Err, fault.Timeout) {
+				t.Fatalf("cell 1: want a timeout, got %v", r.Err)
+			}
+			if r := run(t, s, c[1]); !errors.Is(r.Err, fault.Code) {
+				t.Fatalf("cell 2: want a code error, got %v", r.Err)
+			}
+			if r := run(t, s, c[2]); r.Stdout != "10\n" {
+				t.Fatalf("cell 3: %q %v", r.Stdout, r.Err)
+			}
+			if err := syscall.Kill(s.w.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-s.w.exited
+			r := run(t, s, `print("next")`)
+			if r.Lost == nil || !strings.Contains(r.Lost.Error(), "replaying cell 2, which failed when it ran") || !strings.Contains(r.Lost.Error(), "y") {
+				t.Errorf("after the kill: lost %v; want the replay of cell 2 to say it failed otherwise, and y lost", r.Lost)
+			}
+		})
 	}
 }

@@ -28,10 +28,15 @@ type entry struct {
 	calls json.RawMessage // the journalEntry list the worker returned; never decoded here
 	took  time.Duration   // how long the cell ran: a replay that cannot finish in time is skipped
 	vars  []string        // the session's variables after the cell, to name what a loss loses
-	// failed is the kind of the error the cell ended with, which its replay ends with too;
-	// empty when it succeeded.
-	failed fault.Kind
+	added []string        // the variables the cell introduced, which its replay must introduce too
+	// failed is the kind of the error the cell ended with, and failure its message (cut to
+	// maxFailure bytes), which its replay ends with too; both empty when it succeeded.
+	failed  fault.Kind
+	failure string
 }
+
+// maxFailure bounds the message of a failed cell that the journal keeps.
+const maxFailure = 4 << 10
 
 // replayable reports whether a cell that ended with err is journaled: one that succeeded, or
 // that failed by itself at a point its replay reaches again. A cell the validator refused never
@@ -49,7 +54,16 @@ func replayable(err error) (fault.Kind, bool) {
 	}
 }
 
-func (e entry) size() int64 { return int64(len(e.code) + len(e.calls)) }
+func (e entry) size() int64 { return int64(len(e.code) + len(e.calls) + len(e.failure)) }
+
+// failureOf is err's message as an entry keeps it.
+func failureOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	return msg[:min(len(msg), maxFailure)]
+}
 
 // journalSlack is what a worker's journal may exceed its room by: the marker of a full journal.
 const journalSlack = 4 << 10
@@ -68,7 +82,7 @@ func (j *journal) keep(o Options, e entry, res *Result) {
 	if !ok || res.notRun || res.Unreplayable {
 		return
 	}
-	e.failed = kind
+	e.failed, e.failure = kind, failureOf(res.Err)
 	if int64(len(e.calls)) > o.CellJournalBytes+journalSlack || j.bytes+e.size() > o.JournalBytes+journalSlack {
 		res.Unreplayable = true
 		return

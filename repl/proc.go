@@ -466,11 +466,35 @@ func (w *workerProc) death(cause error) error {
 	if ps := w.cmd.ProcessState; ps != nil {
 		state = ps.String()
 	}
-	msg := fmt.Sprintf("the worker died (%s)", state)
+	msg := fmt.Sprintf("the worker (the REPL process) died (%s)", state)
 	if tail := lastLine(w.stderr.String()); tail != "" {
 		msg += ": " + tail
 	}
+	if fix := deathFix(w.stderr.String()); fix != "" {
+		msg += "; " + fix
+	}
 	return fault.Wrap(fault.Crashed, cause, msg)
+}
+
+// deathFixes say what a cell can do against the deaths the Go runtime names on stderr, first
+// match first: a stack that grew past the memory dies "out of memory" in runtime.newstack.
+var deathFixes = []struct{ sign, fix string }{
+	{"stack overflow", deepRecursion},
+	{"stack exceeds", deepRecursion},
+	{"runtime.newstack", deepRecursion},
+	{"out of memory", "the cell needed more memory than the worker has: keep less in memory at once (read the input in pieces with peek over chunk, count instead of keeping copies)"},
+}
+
+const deepRecursion = "the recursion went too deep: write it as a loop"
+
+// deathFix is the fix for the death the worker's stderr describes, or "" when none is known.
+func deathFix(stderr string) string {
+	for _, f := range deathFixes {
+		if strings.Contains(stderr, f.sign) {
+			return f.fix
+		}
+	}
+	return ""
 }
 
 // dead reports whether the worker process has exited.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,6 +151,15 @@ type Result struct {
 	notRun bool // the cell failed before any of it ran: the journal need not keep it
 }
 
+// Kept reports whether the journal keeps the cell, so that a rebuild after a worker death
+// replays it: a cell that ran, to its end or to an error of its own, and that left nothing
+// running. A cell stopped by a deadline, its caller or a death is not kept, and what it did is
+// lost when the worker is replaced.
+func (r Result) Kept() bool {
+	_, ok := replayable(r.Err)
+	return ok && !r.notRun && !r.Unreplayable
+}
+
 // ToolCall is one host call of a cell, as recorded for the audit trail.
 type ToolCall struct {
 	Name   string
@@ -255,11 +265,12 @@ func (s *Session) Exec(ctx context.Context, code string) Result {
 		}
 	}
 	s.nextID++
-	start := time.Now()
+	start, before := time.Now(), s.w.vars
 	res, calls, death := s.w.exec(ctx, execReq{id: s.nextID, code: code, room: s.journal.rooms(s.opts, code)}, s.opts)
 	res.Deaths, res.RestartsLeft = pre.Deaths, pre.RestartsLeft
 	if death == nil {
-		s.journal.keep(s.opts, entry{cell: cell, code: code, calls: calls, took: time.Since(start), vars: res.Vars}, &res)
+		e := entry{cell: cell, code: code, calls: calls, took: time.Since(start), vars: res.Vars, added: missing(res.Vars, before)}
+		s.journal.keep(s.opts, e, &res)
 		res.Rebuilt, res.Lost = pre.Rebuilt, pre.Lost
 		return res
 	}
@@ -385,27 +396,45 @@ func (s *Session) replay(ctx context.Context) Result {
 			}
 			return Result{Rebuilt: i > 0, Lost: lost}
 		}
-		if err := replayedAs(e, res.Err); err != nil {
+		if err := replayedAs(e, res); err != nil {
 			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, err)}
 		}
 	}
 	return Result{Rebuilt: true}
 }
 
-// replayedAs says why a replay of e that ended with err did not end as e did, or nil if it did:
-// without an error, or, for a cell that failed, with an error of the same kind.
-func replayedAs(e entry, err error) error {
+// replayedAs says why a replay of e that ended with res did not end as e did, or nil if it did:
+// it ran (a cell that ran when it was first run), it ended with no error or, for a cell that
+// failed, with an error of the same kind and message, and it introduced the variables e did.
+func replayedAs(e entry, res Result) error {
+	err := res.Err
 	switch {
-	case err == nil && e.failed == "":
-		return nil
-	case err == nil:
+	case err == nil && e.failed != "":
 		return fmt.Errorf("cell %d failed (%s) when it ran, and its replay did not", e.cell, e.failed)
-	case e.failed == "":
+	case err != nil && e.failed == "":
 		return fmt.Errorf("replaying cell %d failed: %w", e.cell, err)
-	case fault.KindOf(err) == e.failed:
-		return nil
+	case err != nil && (res.notRun || fault.KindOf(err) != e.failed || failureOf(err) != e.failure):
+		return fmt.Errorf("replaying cell %d, which failed when it ran (%s), failed otherwise: %w", e.cell, e.failure, err)
 	}
-	return fmt.Errorf("replaying cell %d, which failed (%s) when it ran, failed otherwise: %w", e.cell, e.failed, err)
+	if gone := missing(e.added, res.Vars); len(gone) > 0 {
+		return fmt.Errorf("replaying cell %d did not bring back %s, which it introduced when it ran", e.cell, strings.Join(gone, ", "))
+	}
+	return nil
+}
+
+// missing are the names of a that b does not hold.
+func missing(a, b []string) []string {
+	has := make(map[string]bool, len(b))
+	for _, v := range b {
+		has[v] = true
+	}
+	var out []string
+	for _, v := range a {
+		if !has[v] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Var is one of the session's variables as a cell left it: its name, its type as a model would
