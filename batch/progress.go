@@ -43,6 +43,9 @@ func newProgress(cfg Config, total int, sum Summary) *progress {
 		p.line(fmt.Sprintf("[batch] every task has a result in %s already%s", cfg.Out, failed))
 	} else if sum.Skipped > 0 {
 		p.line(fmt.Sprintf("[batch] %d %s a result in %s already%s; running the other %d", sum.Skipped, plural(sum.Skipped, "task has", "tasks have"), cfg.Out, failed, total))
+	} else if !p.tty && total > 0 {
+		// Without a bar, the first line would otherwise wait for the first task to end.
+		p.line(fmt.Sprintf("[batch] running %d %s; each result goes to %s as it ends", total, plural(total, "task", "tasks"), cfg.Out))
 	}
 	return p
 }
@@ -122,7 +125,11 @@ func (p *progress) finish(s Summary) {
 		p.draw()
 		fmt.Fprintln(p.w)
 	}
-	p.line(fmt.Sprintf("[batch] %s; %d tokens, %s, %s", s, p.tokens, p.cost, time.Since(p.start).Round(time.Millisecond)))
+	left := ""
+	if s.Left > 0 {
+		left = "; run the same command again to run the tasks left"
+	}
+	p.line(fmt.Sprintf("[batch] %s; %d tokens, cost %s, %s%s", s, p.tokens, p.cost, time.Since(p.start).Round(time.Millisecond), left))
 }
 
 // String counts the tasks: "8 tasks: 3 done now (0 failed), 5 done before, 0 left".

@@ -15,7 +15,7 @@ func TestProgress(t *testing.T) {
 		want []string
 	}{
 		{"terminal", true, []string{"\r\x1b[K[############............] 1/2 done · 1 failed · 3 running · 120 tokens · $0.01 · ETA 0s", "\n[batch] 2 tasks: 1 done now (1 failed)"}},
-		{"pipe", false, []string{"[batch] 1/2 t1 failed (limit) in 1.5s, 120 tokens\n", "[batch] 2 tasks: 1 done now (1 failed), 0 done before, 1 left; 120 tokens"}},
+		{"pipe", false, []string{"[batch] running 2 tasks; each result goes to ", "[batch] 1/2 t1 failed (limit) in 1.5s, 120 tokens\n", "[batch] 2 tasks: 1 done now (1 failed), 0 done before, 1 left; 120 tokens, cost $0.01, ", "; run the same command again to run the tasks left\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -154,6 +154,9 @@ func TestProseFinalDoesNotCount(t *testing.T) {
 	if out.Iterations != 3 {
 		t.Errorf("iterations = %d; want 2 and the forced final call", out.Iterations)
 	}
+	if want := "no answer after 2 replies (--max-iterations) and the reply asked for a final answer: it had no code block (an answer written in prose is not recorded)"; !strings.Contains(out.Err.Error(), want) {
+		t.Errorf("error %q; want it to say %q", out.Err, want)
+	}
 	last := m.seen[2][len(m.seen[2])-1].Content
 	if !strings.Contains(last, "used all 2 replies") || !strings.Contains(last, "if you found nothing that answers the question") {
 		t.Errorf("forced final message = %q", last)

@@ -108,7 +108,20 @@ func (r *run) iterate(ctx context.Context) error {
 	if err := r.iteration(ctx, true); err != nil || r.final != nil {
 		return err
 	}
-	return fault.New(fault.Limit, "no answer after %d iterations and a forced final-answer call; raise --max-iterations or ask a narrower question", r.cfg.MaxIterations)
+	replies := fmt.Sprintf("%d replies", r.cfg.MaxIterations)
+	if r.cfg.MaxIterations == 1 {
+		replies = "1 reply"
+	}
+	why := "its code blocks did not call FINAL"
+	for i := len(r.msgs) - 1; i >= 0; i-- {
+		if r.msgs[i].Role == "assistant" {
+			if len(Extract(r.msgs[i].Content, r.cfg.Session.Lang)) == 0 {
+				why = "it had no code block (an answer written in prose is not recorded)"
+			}
+			break
+		}
+	}
+	return fault.New(fault.Limit, "no answer after %s (--max-iterations) and the reply asked for a final answer: %s; raise --max-iterations or ask a narrower question", replies, why)
 }
 
 // iteration is one root model call and the cells of its reply.

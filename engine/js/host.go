@@ -216,7 +216,9 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 		return b
 	case "string":
 		s, ok := e.stringArg(v, p.Name == "regex")
-		if !ok {
+		if _, isObj := v.(*goja.Object); !ok && isObj {
+			bad("a string (JSON.stringify(value) gives an object's text)")
+		} else if !ok {
 			bad("a string")
 		}
 		return s
@@ -228,8 +230,10 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 	panic(e.jsError("TypeError", fmt.Sprintf("%s: parameter type %s is not supported", signature(f), p.GoType), nil))
 }
 
-// stringArg converts v to a string with one ToString. A RegExp passed as a regex becomes its
-// source with its i, m and s flags as an RE2 prefix.
+// stringArg converts v to a string with one ToString: a string, a String object, a number or a
+// boolean. A RegExp passed as a regex becomes its source with its i, m and s flags as an RE2
+// prefix. Any other object is refused: its text would be "[object Object]" or an array's
+// elements joined with commas, which no call means.
 func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return "", false
@@ -237,7 +241,14 @@ func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 	if _, ok := v.(*goja.Symbol); ok {
 		return "", false
 	}
-	if obj, ok := v.(*goja.Object); ok && regex && obj.ClassName() == "RegExp" {
+	obj, isObj := v.(*goja.Object)
+	if isObj && obj.ClassName() == "String" {
+		return v.String(), true
+	}
+	if isObj && (!regex || obj.ClassName() != "RegExp") {
+		return "", false
+	}
+	if isObj {
 		src, flags := obj.Get("source").String(), obj.Get("flags").String()
 		var prefix string
 		for _, f := range "ims" {
@@ -264,9 +275,10 @@ func (e *Engine) listArg(f engine.Func, p engine.Param, v goja.Value, bad func(s
 	}
 	out := make([]string, n)
 	for i := range out {
-		s, ok := e.stringArg(obj.Get(fmt.Sprint(i)), false)
+		el := obj.Get(fmt.Sprint(i))
+		s, ok := e.stringArg(el, false)
 		if !ok {
-			bad("an array of strings")
+			panic(e.jsError("TypeError", fmt.Sprintf("%s: %s must be an array of strings, but %s[%d] is %s", signature(f), p.Name, p.Name, i, typeName(el)), nil))
 		}
 		out[i] = s
 	}
@@ -317,6 +329,9 @@ func typeName(v goja.Value) string {
 	if obj, ok := v.(*goja.Object); ok {
 		if _, fn := goja.AssertFunction(obj); fn {
 			return "a function"
+		}
+		if obj.ClassName() == "Array" {
+			return "an array"
 		}
 		return "an object"
 	}

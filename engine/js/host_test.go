@@ -25,9 +25,12 @@ func TestArgumentsConvertedOnce(t *testing.T) {
 	}
 	r := mustRun(t, e, `
 let calls = 0;
-const path = { toString() { calls++; return calls % 2 === 1 ? "notes.txt" : "../../etc/passwd"; } };
+const path = new String("unused");
+Object.defineProperty(path, "toString", {value: () => { calls++; return calls % 2 === 1 ? "notes.txt" : "../../etc/passwd"; }});
 print(read_file(path), calls);
-const prompts = ["a", { toString() { calls++; return "b" + calls; } }];
+const b = new String("unused");
+Object.defineProperty(b, "toString", {value: () => { calls++; return "b" + calls; }});
+const prompts = ["a", b];
 llm_query_batched(prompts);
 print(calls);
 `)
@@ -46,23 +49,28 @@ print(calls);
 func TestArgumentChecks(t *testing.T) {
 	e, h := newEngine(t, Config{})
 	for _, src := range []string{
-		`peek(context, 0)`,                  // too few
-		`search(context, "x", "i")`,         // a string for from
-		`search(context, "x", 0, 1)`,        // too many
-		`peek(42, 0, 10)`,                   // not a handle or a name
-		`peek({}, 0, 10)`,                   // not the handle
-		`peek(context, "10", 5)`,            // string for int
-		`peek(context, 1.5, 5)`,             // not an integer
-		`peek(context, NaN, 5)`,             // not an integer
-		`count(context, undefined)`,         // missing string
-		`count(context, Symbol("x"))`,       // symbol
-		`llm_query_batched("one prompt")`,   // not an array
-		`llm_query_batched([1, undefined])`, // element not a string
-		`llm_query("q", "cheap")`,           // a model name instead of options
-		`llm_query("q", {modle: "cheap"})`,  // an unknown option
-		`llm_query("q", {model: 7})`,        // a model that is not a string
-		`llm_query("q", {}, {})`,            // two option objects
-		`llm_query("q", ["cheap"])`,         // an array
+		`peek(context, 0)`,                                  // too few
+		`search(context, "x", "i")`,                         // a string for from
+		`search(context, "x", 0, 1)`,                        // too many
+		`peek(42, 0, 10)`,                                   // not a handle or a name
+		`peek({}, 0, 10)`,                                   // not the handle
+		`peek(context, "10", 5)`,                            // string for int
+		`peek(context, 1.5, 5)`,                             // not an integer
+		`peek(context, NaN, 5)`,                             // not an integer
+		`count(context, undefined)`,                         // missing string
+		`count(context, Symbol("x"))`,                       // symbol
+		`llm_query_batched("one prompt")`,                   // not an array
+		`llm_query_batched([1, undefined])`,                 // element not a string
+		`llm_query("q", "cheap")`,                           // a model name instead of options
+		`llm_query("q", {modle: "cheap"})`,                  // an unknown option
+		`llm_query("q", {model: 7})`,                        // a model that is not a string
+		`llm_query("q", {}, {})`,                            // two option objects
+		`llm_query("q", ["cheap"])`,                         // an array
+		`llm_query({prompt: "q"})`,                          // an object, whose text would be [object Object]
+		`llm_query(["q"])`,                                  // an array, whose text would be its elements joined
+		`llm_query_batched([{role: "user", content: "q"}])`, // objects as prompts
+		`write_file("out.json", {a: 1})`,                    // an object as the content
+		`read_file({toString() { return "notes.txt" }})`,    // an object with its own text
 	} {
 		r := run(t, e, src)
 		if r.Err == nil || !strings.Contains(r.Err.Error(), "TypeError") {
@@ -71,6 +79,15 @@ func TestArgumentChecks(t *testing.T) {
 	}
 	if n := len(h.Calls()); n != 0 {
 		t.Errorf("bad arguments reached the host %d times: %v", n, h.Calls())
+	}
+	for src, want := range map[string]string{
+		`llm_query_batched([42, null])`:   "prompts must be an array of strings, but prompts[1] is null",
+		`llm_query({prompt: "q"})`:        "prompt must be a string (JSON.stringify(value) gives an object's text), got an object",
+		`llm_query_batched(["a", ["b"]])`: "prompts must be an array of strings, but prompts[1] is an array",
+	} {
+		if r := run(t, e, src); r.Err == nil || !strings.Contains(r.Err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, r.Err, want)
+		}
 	}
 	mustRun(t, e, `search(context, /error/i)`)
 	if got := h.Calls()[0].Args[1]; got != "(?i)error" {
