@@ -47,7 +47,8 @@ func (p *reporter) Busy(what string) {
 // schedule sets the timer of the next progress line of work gen, or of the next redraw of the
 // status line, which follows the first every drawEvery. Lines (not a terminal) come further
 // apart as the work goes on: the next after as long as the work has run so far, at most
-// progressMaxGap, so that a two-minute cell writes 6 lines, not 24. p.mu is held.
+// progressMaxGap, so that a two-minute cell writes 5 lines (at 5, 10, 20, 40 and 80 s), not 24.
+// p.mu is held.
 func (p *reporter) schedule(gen int) {
 	every := min(max(p.every, time.Since(p.busy.since)), max(p.every, progressMaxGap))
 	if p.status != nil {

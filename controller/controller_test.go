@@ -323,3 +323,21 @@ func TestForcedDirectLargeInput(t *testing.T) {
 		t.Errorf("the direct prompt lacks the end of a %d-character input", len(body))
 	}
 }
+
+// TestCapSaysWhy: the iteration cap's error says why the last reply recorded no answer.
+func TestCapSaysWhy(t *testing.T) {
+	for _, tc := range []struct{ last, want string }{
+		{"The answer is 42.", "it had no code block (an answer written in prose is not recorded)"},
+		{fenced("js", `print(1)`), "its code blocks did not call FINAL"},
+		{fenced("js", `undefinedThing()`), "its code blocks did not call FINAL, and the last one to fail said: "},
+		{fenced("js", `FINAL("x"); undefinedThing()`), "it called FINAL in a block that then failed (cell.js:1:"},
+	} {
+		m := &scripted{replies: []string{fenced("js", `print(0)`), tc.last}}
+		cfg := cfgFor(t, "js", m)
+		cfg.MaxIterations = 1
+		out := Run(context.Background(), cfg)
+		if !errors.Is(out.Err, fault.Limit) || !strings.Contains(out.Err.Error(), "no answer after 1 reply (--max-iterations) and the reply asked for a final answer: "+tc.want) {
+			t.Errorf("last reply %q: %v; want it to say %q", tc.last, out.Err, tc.want)
+		}
+	}
+}

@@ -69,6 +69,7 @@ type run struct {
 	final *string
 
 	failedStreak int
+	last         lastReply       // how the latest reply's blocks went, for the iteration cap's message
 	ghosts       map[string]bool // variables only a failed block introduced, true when a restart would lose them (see noteVars)
 }
 
@@ -112,16 +113,27 @@ func (r *run) iterate(ctx context.Context) error {
 	if r.cfg.MaxIterations == 1 {
 		replies = "1 reply"
 	}
-	why := "its code blocks did not call FINAL"
-	for i := len(r.msgs) - 1; i >= 0; i-- {
-		if r.msgs[i].Role == "assistant" {
-			if len(Extract(r.msgs[i].Content, r.cfg.Session.Lang)) == 0 {
-				why = "it had no code block (an answer written in prose is not recorded)"
-			}
-			break
-		}
+	return fault.New(fault.Limit, "no answer after %s (--max-iterations) and the reply asked for a final answer: %s; raise --max-iterations or ask a narrower question", replies, r.last.why())
+}
+
+// lastReply is how a reply's blocks went: how many ran, the last error, and the error of a
+// block that called FINAL and then failed.
+type lastReply struct {
+	blocks        int
+	err, finalErr error
+}
+
+// why says why the reply recorded no answer.
+func (l lastReply) why() string {
+	switch {
+	case l.blocks == 0:
+		return "it had no code block (an answer written in prose is not recorded)"
+	case l.finalErr != nil:
+		return "it called FINAL in a block that then failed (" + clip(l.finalErr.Error(), 300) + ")"
+	case l.err != nil:
+		return "its code blocks did not call FINAL, and the last one to fail said: " + clip(l.err.Error(), 300)
 	}
-	return fault.New(fault.Limit, "no answer after %s (--max-iterations) and the reply asked for a final answer: %s; raise --max-iterations or ask a narrower question", replies, why)
+	return "its code blocks did not call FINAL"
 }
 
 // iteration is one root model call and the cells of its reply.
@@ -170,6 +182,7 @@ func (r *run) iteration(ctx context.Context, forced bool) error {
 // was denied by the sandbox.
 func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string, outcome, error) {
 	blocks := Extract(reply, r.cfg.Session.Lang)
+	r.last = lastReply{blocks: len(blocks)}
 	if len(blocks) == 0 {
 		return noCode(r.cfg.Session.Lang), outcome{failed: true, err: fault.New(fault.Format, "the reply had no code block")}, nil
 	}
@@ -193,6 +206,12 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		r.cfg.Observer.Cell(c)
 		results = append(results, res)
 		oc.add(res.Err)
+		if res.Err != nil {
+			r.last.err = res.Err
+			if res.Final != nil {
+				r.last.finalErr = res.Err
+			}
+		}
 		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
 			return "", oc, err
 		}

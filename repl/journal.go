@@ -2,6 +2,7 @@ package repl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,14 +30,13 @@ type entry struct {
 	took  time.Duration   // how long the cell ran: a replay that cannot finish in time is skipped
 	vars  []string        // the session's variables after the cell, to name what a loss loses
 	added []string        // the variables the cell introduced, which its replay must introduce too
-	// failed is the kind of the error the cell ended with, and failure its message (cut to
-	// maxFailure bytes), which its replay ends with too; both empty when it succeeded.
-	failed  fault.Kind
-	failure string
+	// failed is the kind of the error the cell ended with, and failedAt where the error says it
+	// happened ("" when it says not), which its replay ends with too; both empty when it
+	// succeeded. Not the message: one may name what differs from run to run (a map's order, a
+	// random number, the time).
+	failed   fault.Kind
+	failedAt string
 }
-
-// maxFailure bounds the message of a failed cell that the journal keeps.
-const maxFailure = 4 << 10
 
 // replayable reports whether a cell that ended with err is journaled: one that succeeded, or
 // that failed by itself at a point its replay reaches again. A cell the validator refused never
@@ -54,15 +54,15 @@ func replayable(err error) (fault.Kind, bool) {
 	}
 }
 
-func (e entry) size() int64 { return int64(len(e.code) + len(e.calls) + len(e.failure)) }
+func (e entry) size() int64 { return int64(len(e.code) + len(e.calls)) }
 
-// failureOf is err's message as an entry keeps it.
-func failureOf(err error) string {
-	if err == nil {
-		return ""
+// where is the position err names, "cell.go:5:1", or "" when it names none.
+func where(err error) string {
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Pos.IsValid() {
+		return fe.Pos.String()
 	}
-	msg := err.Error()
-	return msg[:min(len(msg), maxFailure)]
+	return ""
 }
 
 // journalSlack is what a worker's journal may exceed its room by: the marker of a full journal.
@@ -82,7 +82,7 @@ func (j *journal) keep(o Options, e entry, res *Result) {
 	if !ok || res.notRun || res.Unreplayable {
 		return
 	}
-	e.failed, e.failure = kind, failureOf(res.Err)
+	e.failed, e.failedAt = kind, where(res.Err)
 	if int64(len(e.calls)) > o.CellJournalBytes+journalSlack || j.bytes+e.size() > o.JournalBytes+journalSlack {
 		res.Unreplayable = true
 		return
@@ -109,14 +109,36 @@ func (j *journal) dropFrom(i int, why error) error {
 	if n-i > 1 {
 		cells = fmt.Sprintf("cells %d to %d were", j.entries[i].cell, j.entries[n-1].cell)
 	}
-	for _, e := range j.entries[i:] {
-		j.bytes -= e.size()
-	}
-	j.entries = j.entries[:i]
+	j.truncate(i)
 	if len(lost) == 0 {
 		return fmt.Errorf("%w; %s not replayed: no variable is missing, but the values they changed are as they were before", why, cells)
 	}
 	return fmt.Errorf("%w; %s not replayed, so these variables are lost: %s", why, cells, strings.Join(lost, ", "))
+}
+
+// dropRan removes entries i and after when entry i ran in the new worker otherwise than it first
+// did, and returns the loss: why, which cells, and the variables the new worker lacks (have are
+// its variables); the others may hold other values.
+func (j *journal) dropRan(i int, why error, have []string) error {
+	n := len(j.entries)
+	cells := fmt.Sprintf("cell %d is", j.entries[i].cell)
+	if n-i > 1 {
+		cells = fmt.Sprintf("cells %d to %d are", j.entries[i].cell, j.entries[n-1].cell)
+	}
+	gone := missing(j.entries[n-1].vars, have)
+	j.truncate(i)
+	if len(gone) == 0 {
+		return fmt.Errorf("%w; %s no longer replayed: no variable is missing, but their values may differ from before", why, cells)
+	}
+	return fmt.Errorf("%w; %s no longer replayed, and these variables are lost: %s (the others may hold other values)", why, cells, strings.Join(gone, ", "))
+}
+
+// truncate removes entries i and after.
+func (j *journal) truncate(i int) {
+	for _, e := range j.entries[i:] {
+		j.bytes -= e.size()
+	}
+	j.entries = j.entries[:i]
 }
 
 // lostVars are the variables after the last entry that were not there after entry i-1.

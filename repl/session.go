@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -154,7 +155,8 @@ type Result struct {
 // Kept reports whether the journal keeps the cell, so that a rebuild after a worker death
 // replays it: a cell that ran, to its end or to an error of its own, and that left nothing
 // running. A cell stopped by a deadline, its caller or a death is not kept, and what it did is
-// lost when the worker is replaced.
+// lost when the worker is replaced. Of a cell during which the worker was replaced (Rebuilt),
+// nothing is left to keep, whatever Kept says.
 func (r Result) Kept() bool {
 	_, ok := replayable(r.Err)
 	return ok && !r.notRun && !r.Unreplayable
@@ -397,7 +399,7 @@ func (s *Session) replay(ctx context.Context) Result {
 			return Result{Rebuilt: i > 0, Lost: lost}
 		}
 		if err := replayedAs(e, res); err != nil {
-			return Result{Rebuilt: i > 0, Lost: s.journal.dropFrom(i, err)}
+			return Result{Rebuilt: i > 0, Lost: s.journal.dropRan(i, err, res.Vars)}
 		}
 	}
 	return Result{Rebuilt: true}
@@ -405,7 +407,8 @@ func (s *Session) replay(ctx context.Context) Result {
 
 // replayedAs says why a replay of e that ended with res did not end as e did, or nil if it did:
 // it ran (a cell that ran when it was first run), it ended with no error or, for a cell that
-// failed, with an error of the same kind and message, and it introduced the variables e did.
+// failed, with an error of the same kind at the same position, and it introduced the
+// variables e did.
 func replayedAs(e entry, res Result) error {
 	err := res.Err
 	switch {
@@ -413,8 +416,8 @@ func replayedAs(e entry, res Result) error {
 		return fmt.Errorf("cell %d failed (%s) when it ran, and its replay did not", e.cell, e.failed)
 	case err != nil && e.failed == "":
 		return fmt.Errorf("replaying cell %d failed: %w", e.cell, err)
-	case err != nil && (res.notRun || fault.KindOf(err) != e.failed || failureOf(err) != e.failure):
-		return fmt.Errorf("replaying cell %d, which failed when it ran (%s), failed otherwise: %w", e.cell, e.failure, err)
+	case err != nil && (res.notRun || fault.KindOf(err) != e.failed || where(err) != e.failedAt):
+		return fmt.Errorf("replaying cell %d, which failed when it ran (%s at %s), failed otherwise: %w", e.cell, e.failed, cmp.Or(e.failedAt, "no position"), err)
 	}
 	if gone := missing(e.added, res.Vars); len(gone) > 0 {
 		return fmt.Errorf("replaying cell %d did not bring back %s, which it introduced when it ran", e.cell, strings.Join(gone, ", "))

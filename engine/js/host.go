@@ -216,10 +216,8 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 		return b
 	case "string":
 		s, ok := e.stringArg(v, p.Name == "regex")
-		if _, isObj := v.(*goja.Object); !ok && isObj {
-			bad("a string (JSON.stringify(value) gives an object's text)")
-		} else if !ok {
-			bad("a string")
+		if !ok {
+			bad("a string" + e.textHint(v))
 		}
 		return s
 	case "[]string":
@@ -230,10 +228,10 @@ func (e *Engine) convertArg(f engine.Func, p engine.Param, v goja.Value) any {
 	panic(e.jsError("TypeError", fmt.Sprintf("%s: parameter type %s is not supported", signature(f), p.GoType), nil))
 }
 
-// stringArg converts v to a string with one ToString: a string, a String object, a number or a
-// boolean. A RegExp passed as a regex becomes its source with its i, m and s flags as an RE2
-// prefix. Any other object is refused: its text would be "[object Object]" or an array's
-// elements joined with commas, which no call means.
+// stringArg converts v to a string with one ToString: a string, a number or a boolean, or such
+// a value boxed (new String(s)), or a Date. A RegExp passed as a regex becomes its source with
+// its i, m and s flags as an RE2 prefix. Any other object is refused: its text would be
+// "[object Object]" or an array's elements joined with commas, which no call means.
 func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return "", false
@@ -242,7 +240,7 @@ func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 		return "", false
 	}
 	obj, isObj := v.(*goja.Object)
-	if isObj && obj.ClassName() == "String" {
+	if isObj && slices.Contains(textClasses, obj.ClassName()) {
 		return v.String(), true
 	}
 	if isObj && (!regex || obj.ClassName() != "RegExp") {
@@ -262,6 +260,25 @@ func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 		return src, true
 	}
 	return v.String(), true
+}
+
+// textClasses are the classes of objects whose text a string parameter takes: boxed primitives
+// and dates.
+var textClasses = []string{"String", "Number", "Boolean", "Date"}
+
+// textHint says how to get the text a string parameter wants from v, an object it refused.
+func (e *Engine) textHint(v goja.Value) string {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return ""
+	}
+	if _, handle := e.handles[obj]; handle {
+		return " (text(ctx) or peek(ctx, offset, length) gives a context's text)"
+	}
+	if _, fn := goja.AssertFunction(v); fn {
+		return ""
+	}
+	return " (JSON.stringify(value) gives an object's text)"
 }
 
 func (e *Engine) listArg(f engine.Func, p engine.Param, v goja.Value, bad func(string)) []string {

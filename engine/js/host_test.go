@@ -84,13 +84,20 @@ func TestArgumentChecks(t *testing.T) {
 		`llm_query_batched([42, null])`:   "prompts must be an array of strings, but prompts[1] is null",
 		`llm_query({prompt: "q"})`:        "prompt must be a string (JSON.stringify(value) gives an object's text), got an object",
 		`llm_query_batched(["a", ["b"]])`: "prompts must be an array of strings, but prompts[1] is an array",
+		`llm_query(context)`:              "prompt must be a string (text(ctx) or peek(ctx, offset, length) gives a context's text), got an object",
+		`llm_query(print)`:                "prompt must be a string, got a function",
 	} {
 		if r := run(t, e, src); r.Err == nil || !strings.Contains(r.Err.Error(), want) {
 			t.Errorf("%s: %v, want %q", src, r.Err, want)
 		}
 	}
+	h.override = func(name string, args []any) (any, error, bool) { return "ok", nil, name == "llm_query" }
+	mustRun(t, e, `llm_query(new Number(7)); llm_query(new Boolean(true)); llm_query(new Date(0))`)
+	if got := h.Calls(); len(got) != 3 || got[0].Args[0] != "7" || got[1].Args[0] != "true" || !strings.HasPrefix(got[2].Args[0].(string), "Thu Jan 01 1970") {
+		t.Errorf("boxed values and a date reached the host as %v", got)
+	}
 	mustRun(t, e, `search(context, /error/i)`)
-	if got := h.Calls()[0].Args[1]; got != "(?i)error" {
+	if got := h.Calls()[3].Args[1]; got != "(?i)error" {
 		t.Errorf("a RegExp argument became %q, want (?i)error", got)
 	}
 }
