@@ -112,8 +112,13 @@ func TestCompactOversizedNewest(t *testing.T) {
 
 func TestFeedbackBounded(t *testing.T) {
 	var fb feedbackBuilder
-	for i := range 40 {
-		fb.cell(i, 40, "", repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}, perBlock(limits.FeedbackChars, 40))
+	res := repl.Result{Stdout: strings.Repeat("o", 25_000), Err: errors.New(strings.Repeat("e", 100_000))}
+	needs := make([]int, 40)
+	for i := range needs {
+		needs[i] = need(res)
+	}
+	for i, limit := range shares(needs, limits.FeedbackChars) {
+		fb.cell(i, 40, "", res, limit)
 	}
 	if got := len([]rune(fb.text(2 * limits.FeedbackChars))); got > 2*limits.FeedbackChars+200 {
 		t.Errorf("feedback of 40 large blocks is %d characters; want at most about %d", got, 2*limits.FeedbackChars)

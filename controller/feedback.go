@@ -138,12 +138,6 @@ func plural(n int, one, many string) string {
 // text is the whole message, clipped to limit characters (head and tail) as a last guard.
 func (f *feedbackBuilder) text(limit int) string { return clip(f.b.String(), limit) }
 
-// perBlock is each block's share of the feedback when all need more than it: the whole budget
-// divided among the blocks, but never less than limits.MinBlockChars.
-func perBlock(total, blocks int) int {
-	return max(total/max(blocks, 1), limits.MinBlockChars)
-}
-
 // shares divides the feedback's total characters among blocks that need need[i] each: a block
 // that needs less than an even share of what is left gets what it needs, and the rest is divided
 // evenly among the others, none getting less than limits.MinBlockChars (water-filling).

@@ -116,8 +116,8 @@ func (r *run) iterate(ctx context.Context) error {
 	return fault.New(fault.Limit, "no answer after %s (--max-iterations) and the reply asked for a final answer: %s; raise --max-iterations or ask a narrower question", replies, r.last.why())
 }
 
-// lastReply is how a reply's blocks went: how many ran, the last error, and the error of a
-// block that called FINAL and then failed.
+// lastReply is how a reply's blocks went: how many ran, the last error (outcome.err), and the
+// error of a block that called FINAL and then failed.
 type lastReply struct {
 	blocks        int
 	err, finalErr error
@@ -206,16 +206,14 @@ func (r *run) runCells(ctx context.Context, reply string, it *Iteration) (string
 		r.cfg.Observer.Cell(c)
 		results = append(results, res)
 		oc.add(res.Err)
-		if res.Err != nil {
-			r.last.err = res.Err
-			if res.Final != nil {
-				r.last.finalErr = res.Err
-			}
+		if res.Err != nil && res.Final != nil {
+			r.last.finalErr = res.Err
 		}
 		if err := r.afterCell(ctx, res); err != nil || r.final != nil {
 			return "", oc, err
 		}
 	}
+	r.last.err = oc.err
 	needs := make([]int, len(results))
 	for i, res := range results {
 		needs[i] = need(res)

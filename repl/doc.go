@@ -20,10 +20,10 @@
 //
 // Every cell that ran is journaled (journal.go), a failed one too (a cell stopped by a deadline
 // or a death aside), with the host results a replay cannot recompute: file tools and sub-calls,
-// bounded per cell and per session. Context tools are not
-// kept; a replay recomputes them from the same context files, once it has checked that they did
-// not change. When the worker dies (hard deadline, out of memory, stack overflow, a fatal
-// runtime error, kill -9), the Session starts a new worker and replays the journal under the
+// bounded per cell and per session. Context tools are not kept; a replay recomputes them from
+// the same context files, once it has checked that they did not change. When the worker dies
+// (hard deadline, out of memory, stack overflow, a fatal runtime error, kill -9), the Session
+// starts a new worker and replays the journal under the
 // caller's context, serving the recorded results, so the rebuilt state is the same and costs no
 // model calls. A cancel stops the replay, and a cell that cannot be replayed before the deadline
 // is dropped, with the variables it held named. A worker that dies more than MaxRestarts times

@@ -14,9 +14,8 @@ import (
 // journal is what a session keeps to rebuild its state in a new worker: the cells that ran, in
 // order, each with the host results a replay cannot recompute. A cell that failed while it ran
 // is kept too: what it defined before it failed stays in the session, and later cells may use
-// it. Its size is
-// bounded by Options.JournalBytes: the worker refuses a call whose result would not fit (see
-// the rooms), and the session checks what the worker sends.
+// it. Its size is bounded by Options.JournalBytes: the worker refuses a call whose result would
+// not fit (see the rooms), and the session checks what the worker sends.
 type journal struct {
 	entries []entry
 	bytes   int64 // code and journaled results of all entries
@@ -147,11 +146,20 @@ func lostVars(entries []entry, i int) []string {
 	if i > 0 {
 		before = entries[i-1].vars
 	}
-	var lost []string
-	for _, v := range entries[len(entries)-1].vars {
-		if !slices.Contains(before, v) {
-			lost = append(lost, v)
+	return missing(entries[len(entries)-1].vars, before)
+}
+
+// missing are the names of a that b does not hold.
+func missing(a, b []string) []string {
+	has := make(map[string]bool, len(b))
+	for _, v := range b {
+		has[v] = true
+	}
+	var out []string
+	for _, v := range a {
+		if !has[v] {
+			out = append(out, v)
 		}
 	}
-	return lost
+	return out
 }

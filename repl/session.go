@@ -48,9 +48,9 @@ type Options struct {
 
 	// The journal keeps what a new worker needs to rebuild the session's state: the code of
 	// every cell that ran (failed ones too) and the host results a replay cannot recompute
-	// (file tools and sub-calls; context tools are recomputed). A call whose result would take a cell past
-	// CellJournalBytes (default 8 MiB), or the session past JournalBytes (default 64 MiB),
-	// fails with a limit error that says so.
+	// (file tools and sub-calls; context tools are recomputed). A call whose result would take
+	// a cell past CellJournalBytes (default 8 MiB), or the session past JournalBytes (default
+	// 64 MiB), fails with a limit error that says so.
 	JournalBytes     int64
 	CellJournalBytes int64
 
@@ -423,21 +423,6 @@ func replayedAs(e entry, res Result) error {
 		return fmt.Errorf("replaying cell %d did not bring back %s, which it introduced when it ran", e.cell, strings.Join(gone, ", "))
 	}
 	return nil
-}
-
-// missing are the names of a that b does not hold.
-func missing(a, b []string) []string {
-	has := make(map[string]bool, len(b))
-	for _, v := range b {
-		has[v] = true
-	}
-	var out []string
-	for _, v := range a {
-		if !has[v] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // Var is one of the session's variables as a cell left it: its name, its type as a model would

@@ -239,14 +239,13 @@ func (e *Engine) stringArg(v goja.Value, regex bool) (string, bool) {
 	if _, ok := v.(*goja.Symbol); ok {
 		return "", false
 	}
-	obj, isObj := v.(*goja.Object)
-	if isObj && slices.Contains(textClasses, obj.ClassName()) {
-		return v.String(), true
-	}
-	if isObj && (!regex || obj.ClassName() != "RegExp") {
-		return "", false
-	}
-	if isObj {
+	if obj, ok := v.(*goja.Object); ok {
+		switch {
+		case slices.Contains(textClasses, obj.ClassName()):
+			return v.String(), true
+		case !regex || obj.ClassName() != "RegExp":
+			return "", false
+		}
 		src, flags := obj.Get("source").String(), obj.Get("flags").String()
 		var prefix string
 		for _, f := range "ims" {
